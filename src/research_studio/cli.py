@@ -1,0 +1,271 @@
+"""The ``research-studio`` command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from research_studio.config import AppContext, load_context
+from research_studio.errors import ResearchStudioError
+
+app = typer.Typer(no_args_is_help=True, add_completion=False,
+                  help="Research Studio: grounded deep research over local documents and the web.")
+kb_app = typer.Typer(no_args_is_help=True, help="List, search and delete knowledge bases.")
+web_app = typer.Typer(no_args_is_help=True, help="Try the configured web search and page fetch.")
+app.add_typer(kb_app, name="kb")
+app.add_typer(web_app, name="web")
+
+console = Console()
+err_console = Console(stderr=True)
+F = TypeVar("F", bound=Callable[..., Any])
+
+HomeOption = Annotated[Path | None, typer.Option(
+    "--home", help="Folder for knowledge bases, sessions and config "
+    "(default: $RESEARCH_STUDIO_HOME or ~/.local/share/research-studio).")]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+_state: dict[str, Path | None] = {"home": None}
+
+
+@app.callback()
+def main(home: HomeOption = None) -> None:
+    """Global options (``--home`` may also be given after any command)."""
+    _state["home"] = home
+
+
+def _context(home: Path | None) -> AppContext:
+    return load_context(home or _state["home"])
+
+
+def guarded(fn: F) -> F:
+    """Print a ResearchStudioError as one clear line and exit 2, never a traceback."""
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except ResearchStudioError as exc:
+            err_console.print(f"[bold red]error:[/] {exc}")
+            raise typer.Exit(2) from None
+        except KeyboardInterrupt:
+            err_console.print("[yellow]interrupted[/]")
+            raise typer.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _registry(ctx: AppContext):
+    from research_studio.knowledge.base import KnowledgeBaseRegistry
+
+    return KnowledgeBaseRegistry(ctx.kb_dir, ctx.settings.knowledge)
+
+
+def _print_ingest_summary(summary: Any) -> None:
+    table = Table(title=f"Ingest into {summary.kb!r}", show_header=False)
+    for label, value in (
+        ("documents added", summary.documents_added),
+        ("documents replaced", summary.documents_replaced),
+        ("unchanged (skipped)", summary.unchanged),
+        ("duplicates (stored once)", summary.duplicates),
+        ("chunks added", summary.chunks_added),
+        ("skipped", len(summary.skipped)),
+        ("time", f"{summary.seconds:.1f}s ({summary.documents_per_s:.0f} docs/s, "
+                 f"{summary.chunks_per_s:.0f} chunks/s)"),
+    ):
+        table.add_row(label, str(value))
+    console.print(table)
+    if summary.skipped:
+        skipped = Table(title="Skipped", show_lines=False)
+        skipped.add_column("item", overflow="fold")
+        skipped.add_column("reason", overflow="fold")
+        for item in summary.skipped[:50]:
+            skipped.add_row(item.location, item.reason)
+        if len(summary.skipped) > 50:
+            skipped.add_row("…", f"{len(summary.skipped) - 50} more")
+        console.print(skipped)
+
+
+def _ingest_with_progress(run: Callable[[Callable[[int], None]], Any], label: str) -> Any:
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=err_console, transient=True, disable=not err_console.is_terminal) as bar:
+        task = bar.add_task(label, total=None)
+        return run(lambda n: bar.update(task, description=f"{label}: {n} documents read"))
+
+
+@app.command()
+@guarded
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
+    kb: Annotated[str, typer.Option("--kb", help="Knowledge base name.")] = "default",
+    json_out: JsonFlag = False,
+    home: HomeOption = None,
+) -> None:
+    """Ingest Markdown, text, reST, HTML, PDF, DOCX and JSONL files into a knowledge base."""
+    ctx = _context(home)
+    base = _registry(ctx).open(kb, create=True)
+    summary = _ingest_with_progress(lambda p: base.ingest_paths(paths, p), f"ingesting into {kb}")
+    if json_out:
+        print(json.dumps(summary.to_dict(), indent=2))
+    else:
+        _print_ingest_summary(summary)
+
+
+@kb_app.command("list")
+@guarded
+def kb_list(json_out: JsonFlag = False, home: HomeOption = None) -> None:
+    """List the knowledge bases of this home (or of the configured Chroma server)."""
+    infos = _registry(_context(home)).list()
+    if json_out:
+        print(json.dumps([info.__dict__ for info in infos], indent=2))
+        return
+    if not infos:
+        console.print("No knowledge bases yet. Create one with `research-studio ingest PATH --kb NAME`.")
+        return
+    table = Table("name", "chunks", "created", "embedding model")
+    for info in infos:
+        table.add_row(info.name, str(info.chunks), info.created_at, info.embedding_model)
+    console.print(table)
+
+
+def _print_hits(hits: list[Any], query: str) -> None:
+    table = Table(title=f"Results for {query!r}", show_lines=True)
+    table.add_column("#", justify="right")
+    table.add_column("score", justify="right")
+    table.add_column("source", overflow="fold", max_width=36)
+    table.add_column("text", overflow="fold")
+    for i, hit in enumerate(hits, start=1):
+        snippet = " ".join(hit.text.split())
+        table.add_row(str(i), f"{hit.score:.3f}",
+                      f"{hit.title}\n[dim]{hit.location} [{hit.start}:{hit.end}][/]",
+                      snippet[:300] + ("…" if len(snippet) > 300 else ""))
+    console.print(table)
+
+
+@kb_app.command("search")
+@guarded
+def kb_search(
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    kb: Annotated[str, typer.Option("--kb", help="Knowledge base name.")] = "default",
+    k: Annotated[int, typer.Option("-k", help="Number of results.")] = 10,
+    mode: Annotated[str, typer.Option("--mode", help="dense, bm25 or hybrid.")] = "hybrid",
+    json_out: JsonFlag = False,
+    home: HomeOption = None,
+) -> None:
+    """Search a knowledge base."""
+    if mode not in ("dense", "bm25", "hybrid"):
+        raise ResearchStudioError(f"--mode must be dense, bm25 or hybrid, not {mode!r}")
+    hits = _registry(_context(home)).open(kb).search(query, k=k, mode=mode)  # type: ignore[arg-type]
+    if json_out:
+        print(json.dumps([h.to_dict() for h in hits], indent=2, ensure_ascii=False))
+    else:
+        _print_hits(hits, query)
+
+
+@kb_app.command("delete")
+@guarded
+def kb_delete(name: str, home: HomeOption = None) -> None:
+    """Delete a knowledge base and all its chunks."""
+    _registry(_context(home)).delete(name)
+    console.print(f"Deleted knowledge base {name!r}.")
+
+
+@app.command()
+@guarded
+def models(
+    check: Annotated[bool, typer.Option("--check/--no-check",
+                                        help="Send each model a one-word prompt.")] = True,
+    json_out: JsonFlag = False,
+    home: HomeOption = None,
+) -> None:
+    """List configured models and tiers, and check that each model answers."""
+    from research_studio.models.health import check_model
+
+    settings = _context(home).settings.models
+    rows = []
+    for name, spec in settings.models.items():
+        tiers = [t for t, names in settings.tiers.items() if name in names]
+        row = {"name": name, "provider": spec.provider, "model": spec.model,
+               "base_url": spec.base_url, "tiers": tiers, "local": spec.is_local}
+        if check:
+            row.update(check_model(name, spec))
+        rows.append(row)
+    if json_out:
+        print(json.dumps({"prefer_local": settings.prefer_local,
+                          "max_total_cost_usd": settings.max_total_cost_usd,
+                          "max_external_calls": settings.max_external_calls,
+                          "models": rows}, indent=2))
+    else:
+        table = Table("name", "provider", "model", "tiers", "local", *(
+            ["status", "latency", "reply"] if check else []), title="Configured models")
+        for row in rows:
+            cells = [row["name"], row["provider"], row["model"], ",".join(row["tiers"]),
+                     "yes" if row["local"] else "no"]
+            if check:
+                cells += ["[green]ok[/]" if row["ok"] else f"[red]{row['error']}[/]",
+                          f"{row['latency_s']:.2f}s", (row.get("reply") or "")[:40]]
+            table.add_row(*cells)
+        console.print(table)
+    if check and not all(r["ok"] for r in rows):
+        raise typer.Exit(1)
+
+
+@app.command()
+@guarded
+def demo(home: HomeOption = None) -> None:
+    """Build the python-docs demo knowledge base and search it (no keys, no network)."""
+    from research_studio.knowledge.demo import DEMO_KB, python_docs_documents
+
+    ctx = _context(home)
+    base = _registry(ctx).open(DEMO_KB, create=True)
+    started = time.perf_counter()
+    summary = _ingest_with_progress(lambda p: base.ingest_documents(python_docs_documents(), p),
+                                    f"building {DEMO_KB}")
+    console.print(f"[bold]{DEMO_KB}[/]: {base.count()} chunks "
+                  f"({summary.documents_added} documents added, {summary.unchanged} unchanged) "
+                  f"in {time.perf_counter() - started:.1f}s — home {ctx.home}")
+    for query in ("How does the with statement manage context?",
+                  "What happens when an exception is raised inside a finally clause?"):
+        _print_hits(base.search(query, k=3), query)
+
+
+@web_app.command("search")
+@guarded
+def web_search(query: str, json_out: JsonFlag = False, home: HomeOption = None) -> None:
+    """Search the web with the configured provider."""
+    from research_studio.web.providers import search_web
+
+    outcome = search_web(_context(home).settings.web, query)
+    if json_out:
+        print(json.dumps({"available": outcome.available, "error": outcome.error,
+                          "results": [r.to_dict() for r in outcome.results]}, indent=2))
+        return
+    if not outcome.available:
+        err_console.print(f"[yellow]{outcome.error}[/]")
+        raise typer.Exit(1)
+    for r in outcome.results:
+        console.print(f"[bold]{r.title}[/]\n  {r.url}\n  {r.snippet[:200]}")
+
+
+@web_app.command("fetch")
+@guarded
+def web_fetch(url: str, home: HomeOption = None) -> None:
+    """Fetch a page (SSRF-guarded, size and time limited) and print its extracted text."""
+    from research_studio.web.fetch import fetch_page
+
+    page = fetch_page(url, _context(home).settings.web)
+    console.print(f"[bold]{page.title or page.final_url}[/] ({page.size_bytes} bytes"
+                  f"{', truncated' if page.truncated else ''})")
+    console.print(page.text[:3000])
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(app())

@@ -1,0 +1,206 @@
+"""Settings: one home folder per installation, a TOML config file in it, env overrides.
+
+Precedence (highest first): environment variables ``RESEARCH_STUDIO_*`` (nested with
+``__``), then ``<home>/config.toml`` (or the file named by ``RESEARCH_STUDIO_CONFIG``),
+then the defaults below. The home folder itself comes from ``--home``, then
+``RESEARCH_STUDIO_HOME``, then the per-user data folder.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from ipaddress import ip_address
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlparse
+
+from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from research_studio.errors import ConfigError
+
+Tier = Literal["low", "medium", "high"]
+TIERS: tuple[Tier, ...] = ("low", "medium", "high")
+Provider = Literal["embedded", "openai", "ollama", "anthropic"]
+StructuredMethod = Literal["auto", "json_schema", "json_object", "format", "prompt"]
+
+
+class ModelSpec(BaseModel):
+    """One chat model the coordinator may call."""
+
+    model_config = {"extra": "forbid"}
+
+    provider: Provider = "embedded"
+    model: str = "SmolLM2-135M-Instruct"
+    base_url: str | None = None
+    api_key_env: str | None = None
+    context_window: int = 8192
+    max_tokens: int = 512
+    temperature: float = 0.1
+    timeout_s: float = 120.0
+    structured_method: StructuredMethod = "auto"
+    price_prompt_per_mtok: float | None = None
+    price_completion_per_mtok: float | None = None
+    local: bool | None = None
+    capability: Literal["basic", "strong"] | None = None
+    n_threads: int | None = None
+
+    @property
+    def is_strong(self) -> bool:
+        """Whether steps may trust this model to reason (the embedded one cannot)."""
+        if self.capability is not None:
+            return self.capability == "strong"
+        return self.provider != "embedded"
+
+    @property
+    def is_local(self) -> bool:
+        """Local models cost nothing and do not count as external calls."""
+        if self.local is not None:
+            return self.local
+        if self.provider == "embedded":
+            return True
+        if not self.base_url:
+            return self.provider == "ollama"
+        host = urlparse(self.base_url).hostname or ""
+        if host == "localhost":
+            return True
+        try:
+            return ip_address(host).is_loopback
+        except ValueError:
+            return False
+
+
+class ModelSettings(BaseModel):
+    """Tiers map to ordered lists of model names (first usable one wins)."""
+
+    model_config = {"extra": "forbid"}
+
+    models: dict[str, ModelSpec] = Field(default_factory=lambda: {"embedded": ModelSpec()})
+    tiers: dict[Tier, list[str]] = Field(
+        default_factory=lambda: {t: ["embedded"] for t in TIERS}
+    )
+    prefer_local: bool = True
+    max_total_cost_usd: float = 3.0
+    max_external_calls: int = 15
+
+    @model_validator(mode="after")
+    def _tiers_name_known_models(self) -> ModelSettings:
+        self.models.setdefault("embedded", ModelSpec())  # always there, offline
+        for tier, names in self.tiers.items():
+            unknown = [n for n in names if n not in self.models]
+            if unknown:
+                raise ValueError(f"tier {tier!r} names unknown model(s) {unknown}; "
+                                 f"configured: {sorted(self.models)}")
+        for tier in TIERS:
+            self.tiers.setdefault(tier, ["embedded"])
+        return self
+
+
+class KnowledgeSettings(BaseModel):
+    """Where vectors live and how text is cut and searched."""
+
+    model_config = {"extra": "forbid"}
+
+    chroma_url: str | None = None
+    chunk_size: int = 900
+    chunk_overlap: int = 150
+    max_file_bytes: int = 50_000_000
+    max_document_chars: int = 5_000_000
+    dense_weight: float = 1.0
+    bm25_weight: float = 1.0
+    rrf_k: int = 60
+    candidate_depth: int = 50
+    embed_batch_size: int = 64
+    embed_threads: int | None = None
+
+
+class WebSettings(BaseModel):
+    """Search provider choice and the limits of page fetching."""
+
+    model_config = {"extra": "forbid"}
+
+    provider: Literal["duckduckgo", "tavily", "searxng", "none"] = "duckduckgo"
+    searxng_url: str | None = None
+    tavily_api_key_env: str = "TAVILY_API_KEY"
+    max_results: int = 5
+    timeout_s: float = 10.0
+    max_page_bytes: int = 2_000_000
+    max_redirects: int = 5
+    allow_private_addresses: bool = False
+
+
+class Settings(BaseSettings):
+    """Everything configurable; see the module docstring for precedence."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="RESEARCH_STUDIO_", env_nested_delimiter="__", extra="ignore"
+    )
+
+    models: ModelSettings = Field(default_factory=ModelSettings)
+    knowledge: KnowledgeSettings = Field(default_factory=KnowledgeSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # init kwargs carry the TOML file; the environment overrides it.
+        return (env_settings, init_settings)
+
+
+def default_home() -> Path:
+    """Per-user data folder, following XDG on Linux."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "research-studio"
+
+
+def resolve_home(home: str | Path | None = None) -> Path:
+    """``--home`` beats ``RESEARCH_STUDIO_HOME`` beats the per-user default."""
+    chosen = home or os.environ.get("RESEARCH_STUDIO_HOME") or default_home()
+    path = Path(chosen).expanduser().resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@dataclass(frozen=True)
+class AppContext:
+    """The resolved home and the settings read from it."""
+
+    home: Path
+    settings: Settings
+
+    @property
+    def kb_dir(self) -> Path:
+        return self.home / "kb"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.home / "cache"
+
+    @property
+    def config_path(self) -> Path:
+        return Path(os.environ.get("RESEARCH_STUDIO_CONFIG") or self.home / "config.toml")
+
+
+def load_context(home: str | Path | None = None) -> AppContext:
+    """Resolve the home folder and read its settings; bad config is a ConfigError."""
+    resolved = resolve_home(home)
+    config_path = Path(os.environ.get("RESEARCH_STUDIO_CONFIG") or resolved / "config.toml")
+    file_values: dict = {}
+    if config_path.exists():
+        try:
+            file_values = tomllib.loads(config_path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"cannot read config file {config_path}: {exc}") from exc
+    try:
+        settings = Settings(**file_values)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid configuration ({config_path} or environment):\n{exc}") from exc
+    return AppContext(home=resolved, settings=settings)

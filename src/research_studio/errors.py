@@ -1,0 +1,35 @@
+"""Errors a user can act on. The CLI and API print their message; nothing else leaks."""
+
+
+class ResearchStudioError(Exception):
+    """Base class: its message is meant for the person running the tool."""
+
+
+class ConfigError(ResearchStudioError):
+    """The configuration file or an environment variable is invalid."""
+
+
+class UnknownKnowledgeBase(ResearchStudioError):
+    """A knowledge base name that does not exist in this home."""
+
+    def __init__(self, name: str, existing: list[str]) -> None:
+        listing = ", ".join(sorted(existing)) if existing else "none yet (run `research-studio ingest`)"
+        super().__init__(f"unknown knowledge base {name!r}; existing: {listing}")
+        self.name = name
+        self.existing = existing
+
+
+class InvalidQuery(ResearchStudioError):
+    """An empty or otherwise unusable query."""
+
+
+class ModelUnavailable(ResearchStudioError):
+    """A configured model could not be reached or loaded; names the model."""
+
+
+class BudgetExhausted(ResearchStudioError):
+    """The session's cost or external-call budget leaves no model for a tier."""
+
+
+class WebUnavailable(ResearchStudioError):
+    """Web search or fetch cannot be used (offline, provider failing, address refused)."""

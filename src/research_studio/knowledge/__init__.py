@@ -1,0 +1,1 @@
+"""Local knowledge base: ingestion, chunking, ONNX embeddings, Chroma + BM25 hybrid search."""

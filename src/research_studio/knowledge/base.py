@@ -1,0 +1,354 @@
+"""A named knowledge base: ingest documents once, search them dense, lexical or hybrid.
+
+Chroma holds every chunk (text, offsets, metadata, vector), so the same knowledge base
+works from a local folder or a shared Chroma server; BM25 is rebuilt in memory from it.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from chromadb.api import ClientAPI
+from chromadb.api.models.Collection import Collection
+from chromadb.errors import NotFoundError
+
+from research_studio.config import KnowledgeSettings
+from research_studio.errors import InvalidQuery, ResearchStudioError, UnknownKnowledgeBase
+from research_studio.knowledge.chunking import chunk_spans
+from research_studio.knowledge.documents import (
+    LoadedDocument,
+    SkippedItem,
+    iter_files,
+    load_file,
+)
+from research_studio.knowledge.embeddings import MODEL_ID, MiniLMOnnxEmbeddings
+from research_studio.knowledge.fusion import reciprocal_rank_fusion
+from research_studio.knowledge.lexical import LexicalIndex
+from research_studio.knowledge.vector_store import (
+    COLLECTION_PREFIX,
+    MiniLMChromaFunction,
+    collection_name,
+    open_client,
+)
+
+SearchMode = Literal["dense", "bm25", "hybrid"]
+_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$")
+_PAGE = 5000
+MAX_QUERY_CHARS = 4000
+
+
+@dataclass
+class SearchHit:
+    """One retrieved chunk: the exact span of a stored source."""
+
+    doc_id: str
+    chunk_id: str
+    title: str
+    location: str
+    score: float
+    text: str
+    start: int
+    end: int
+    source_type: str
+    kb: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class IngestSummary:
+    """What an ingest did, including every skipped item and why."""
+
+    kb: str
+    documents_added: int = 0
+    documents_replaced: int = 0
+    unchanged: int = 0
+    duplicates: int = 0
+    chunks_added: int = 0
+    skipped: list[SkippedItem] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def documents_per_s(self) -> float:
+        return self.documents_added / self.seconds if self.seconds else 0.0
+
+    @property
+    def chunks_per_s(self) -> float:
+        return self.chunks_added / self.seconds if self.seconds else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["documents_per_s"] = round(self.documents_per_s, 1)
+        data["chunks_per_s"] = round(self.chunks_per_s, 1)
+        return data
+
+
+def validate_kb_name(name: str) -> str:
+    if not _NAME.match(name or ""):
+        raise ResearchStudioError(
+            f"invalid knowledge base name {name!r}: use 1-63 letters, digits, '.', '_' or '-', "
+            "starting and ending with a letter or digit")
+    return name
+
+
+def _hit(kb: str, chunk_id: str, text: str, meta: dict[str, Any], score: float) -> SearchHit:
+    return SearchHit(
+        doc_id=str(meta.get("doc_id", "")), chunk_id=chunk_id, title=str(meta.get("title", "")),
+        location=str(meta.get("location", "")), score=round(float(score), 6), text=text,
+        start=int(meta.get("start", 0)), end=int(meta.get("end", 0)),
+        source_type=str(meta.get("source_type", "")), kb=kb)
+
+
+class KnowledgeBase:
+    """One Chroma collection plus a lazily built BM25 index over the same chunks."""
+
+    def __init__(self, name: str, client: ClientAPI, collection: Collection,
+                 settings: KnowledgeSettings, embeddings: MiniLMOnnxEmbeddings) -> None:
+        self.name = name
+        self.client = client
+        self.collection = collection
+        self.settings = settings
+        self.embeddings = embeddings
+        self._lexical: tuple[str, LexicalIndex, dict[str, tuple[str, dict]]] | None = None
+        self._lock = threading.Lock()
+
+    # ---- reading -------------------------------------------------------------------
+    def count(self) -> int:
+        return self.collection.count()
+
+    def _all_chunks(self, include: list[str]) -> Iterable[tuple[str, str | None, dict]]:
+        offset = 0
+        while True:
+            page = self.collection.get(limit=_PAGE, offset=offset, include=include)
+            ids = page["ids"]
+            if not ids:
+                return
+            docs = page.get("documents") or [None] * len(ids)
+            metas = page.get("metadatas") or [{}] * len(ids)
+            yield from zip(ids, docs, metas, strict=True)
+            offset += len(ids)
+
+    def revision(self) -> str:
+        """Changes on every write, from any process sharing the store."""
+        fresh = self.client.get_collection(self.collection.name)
+        return f"{fresh.count()}:{(fresh.metadata or {}).get('revision', '')}"
+
+    def _bump_revision(self) -> None:
+        # Chroma refuses metadata that repeats the creation-time hnsw settings.
+        meta = {k: v for k, v in (self.collection.metadata or {}).items()
+                if not k.startswith("hnsw:")}
+        self.collection.modify(metadata={**meta, "revision": uuid.uuid4().hex})
+
+    def _lexical_index(self) -> tuple[LexicalIndex, dict[str, tuple[str, dict]]]:
+        with self._lock:
+            count = self.revision()
+            if self._lexical is None or self._lexical[0] != count:
+                chunks = {cid: (doc or "", dict(meta or {}))
+                          for cid, doc, meta in self._all_chunks(["documents", "metadatas"])}
+                ids = list(chunks)
+                texts = [f"{chunks[i][1].get('title', '')}\n{chunks[i][0]}" for i in ids]
+                self._lexical = (count, LexicalIndex(ids, texts), chunks)
+            return self._lexical[1], self._lexical[2]
+
+    def get_chunks(self, chunk_ids: list[str]) -> list[SearchHit]:
+        """Stored chunks by id (for span verification); unknown ids are left out."""
+        if not chunk_ids:
+            return []
+        page = self.collection.get(ids=list(chunk_ids), include=["documents", "metadatas"])
+        found = {cid: _hit(self.name, cid, doc or "", dict(meta or {}), 0.0)
+                 for cid, doc, meta in zip(page["ids"], page["documents"], page["metadatas"],
+                                           strict=True)}
+        return [found[c] for c in chunk_ids if c in found]
+
+    def search(self, query: str, k: int = 10, mode: SearchMode = "hybrid") -> list[SearchHit]:
+        """Top ``k`` chunks for ``query``; an empty query is refused."""
+        query = (query or "").strip()
+        if not query:
+            raise InvalidQuery("the search query is empty")
+        if k < 1:
+            raise InvalidQuery("k must be at least 1")
+        query = query[:MAX_QUERY_CHARS]
+        if self.count() == 0:
+            return []
+        depth = max(k, self.settings.candidate_depth)
+        if mode == "dense":
+            return self._dense(query, k)
+        index, chunks = self._lexical_index()
+        lexical = index.search(query, depth)
+        if mode == "bm25":
+            return [_hit(self.name, cid, *chunks[cid], score) for cid, score in lexical[:k]]
+        dense = self._dense(query, depth)
+        fused = reciprocal_rank_fusion(
+            {"dense": [h.chunk_id for h in dense], "bm25": [cid for cid, _ in lexical]},
+            {"dense": self.settings.dense_weight, "bm25": self.settings.bm25_weight},
+            k=self.settings.rrf_k)
+        return [_hit(self.name, cid, *chunks[cid], score)
+                for cid, score in fused[:k] if cid in chunks]
+
+    def _dense(self, query: str, k: int) -> list[SearchHit]:
+        vector = self.embeddings.embed_array([query])
+        result = self.collection.query(query_embeddings=vector, n_results=min(k, self.count()),
+                                       include=["documents", "metadatas", "distances"])
+        return [_hit(self.name, cid, doc or "", dict(meta or {}), 1.0 - dist)
+                for cid, doc, meta, dist in zip(result["ids"][0], result["documents"][0],
+                                                result["metadatas"][0], result["distances"][0],
+                                                strict=True)]
+
+    # ---- writing -------------------------------------------------------------------
+    def ingest_paths(self, paths: Iterable[Path],
+                     progress: Callable[[int], None] | None = None) -> IngestSummary:
+        """Ingest files and folders; see ``ingest_documents``."""
+
+        def documents() -> Iterable[LoadedDocument | SkippedItem]:
+            for item in iter_files(paths):
+                if isinstance(item, SkippedItem):
+                    yield item
+                else:
+                    yield from load_file(item, self.settings.max_file_bytes,
+                                         self.settings.max_document_chars)
+
+        return self.ingest_documents(documents(), progress)
+
+    def ingest_documents(self, items: Iterable[LoadedDocument | SkippedItem],
+                         progress: Callable[[int], None] | None = None) -> IngestSummary:
+        """Chunk, embed and store new documents.
+
+        Unchanged documents (same location, same text) are left alone; a changed one
+        replaces its old chunks; text already stored under another location is a
+        duplicate and stored once. ``progress`` is called with the number of documents
+        handled so far.
+        """
+        started = time.perf_counter()
+        summary = IngestSummary(kb=self.name)
+        by_location: dict[str, str] = {}
+        known_hashes: set[str] = set()
+        for _, _, meta in self._all_chunks(["metadatas"]):
+            by_location[str(meta.get("location"))] = str(meta.get("content_hash"))
+            known_hashes.add(str(meta.get("content_hash")))
+        pending: list[tuple[LoadedDocument, str]] = []
+        for handled, item in enumerate(items, start=1):
+            if isinstance(item, SkippedItem):
+                summary.skipped.append(item)
+            else:
+                digest = item.content_hash
+                previous = by_location.get(item.location)
+                if previous == digest:
+                    summary.unchanged += 1
+                elif digest in known_hashes:
+                    summary.duplicates += 1
+                else:
+                    if previous is not None:
+                        self.collection.delete(where={"location": item.location})
+                        summary.documents_replaced += 1
+                    known_hashes.add(digest)
+                    by_location[item.location] = digest
+                    pending.append((item, digest))
+                    if len(pending) >= 256:
+                        summary.chunks_added += self._store(pending)
+                        summary.documents_added += len(pending)
+                        pending = []
+            if progress:
+                progress(handled)
+        if pending:
+            summary.chunks_added += self._store(pending)
+            summary.documents_added += len(pending)
+        if summary.documents_added or summary.documents_replaced:
+            self._bump_revision()
+        summary.seconds = time.perf_counter() - started
+        return summary
+
+    def _store(self, documents: list[tuple[LoadedDocument, str]]) -> int:
+        ids: list[str] = []
+        texts: list[str] = []
+        embed_inputs: list[str] = []
+        metas: list[dict[str, Any]] = []
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        for doc, digest in documents:
+            for span in chunk_spans(doc.text, self.settings.chunk_size, self.settings.chunk_overlap):
+                text = doc.text[span.start:span.end]
+                meta: dict[str, Any] = {
+                    "doc_id": doc.doc_id, "title": doc.title, "location": doc.location,
+                    "content_hash": digest, "chunk_index": span.index, "start": span.start,
+                    "end": span.end, "source_type": doc.source_type, "ingested_at": now,
+                }
+                page = doc.page_of(span.start)
+                if page is not None:
+                    meta["page"] = page
+                ids.append(f"{digest[:20]}-{span.index:05d}")
+                texts.append(text)
+                embed_inputs.append(f"{doc.title}\n{text}")
+                metas.append(meta)
+        vectors = self.embeddings.embed_array(embed_inputs)
+        batch = 4000
+        for lo in range(0, len(ids), batch):
+            self.collection.add(ids=ids[lo:lo + batch], documents=texts[lo:lo + batch],
+                                metadatas=metas[lo:lo + batch], embeddings=vectors[lo:lo + batch])
+        return len(ids)
+
+
+@dataclass
+class KnowledgeBaseInfo:
+    name: str
+    chunks: int
+    created_at: str
+    embedding_model: str
+
+
+class KnowledgeBaseRegistry:
+    """The knowledge bases of one home (or of one shared Chroma server)."""
+
+    def __init__(self, kb_dir: Path, settings: KnowledgeSettings,
+                 client: ClientAPI | None = None) -> None:
+        self.settings = settings
+        self.client = client or open_client(kb_dir, settings.chroma_url)
+        self.embeddings = MiniLMOnnxEmbeddings(settings.embed_batch_size, settings.embed_threads)
+        self._function = MiniLMChromaFunction(self.embeddings)
+
+    def names(self) -> list[str]:
+        names = [c.name if hasattr(c, "name") else str(c) for c in self.client.list_collections()]
+        return sorted(n[len(COLLECTION_PREFIX):] for n in names if n.startswith(COLLECTION_PREFIX))
+
+    def list(self) -> list[KnowledgeBaseInfo]:
+        infos = []
+        for name in self.names():
+            collection = self.client.get_collection(collection_name(name),
+                                                    embedding_function=self._function)
+            meta = collection.metadata or {}
+            infos.append(KnowledgeBaseInfo(name, collection.count(), str(meta.get("created_at", "")),
+                                           str(meta.get("embedding_model", ""))))
+        return infos
+
+    def open(self, name: str, *, create: bool = False) -> KnowledgeBase:
+        """Open ``name``; without ``create`` an unknown name is an error naming the others."""
+        validate_kb_name(name)
+        if create:
+            collection = self.client.get_or_create_collection(
+                collection_name(name), embedding_function=self._function,
+                metadata={"hnsw:space": "cosine", "embedding_model": MODEL_ID,
+                          "created_at": datetime.now(UTC).isoformat(timespec="seconds")})
+        else:
+            try:
+                collection = self.client.get_collection(collection_name(name),
+                                                        embedding_function=self._function)
+            except (NotFoundError, ValueError) as exc:
+                raise UnknownKnowledgeBase(name, self.names()) from exc
+        stored_model = (collection.metadata or {}).get("embedding_model")
+        if stored_model and stored_model != MODEL_ID:
+            raise ResearchStudioError(f"knowledge base {name!r} was built with {stored_model}, "
+                                      f"this installation embeds with {MODEL_ID}")
+        return KnowledgeBase(name, self.client, collection, self.settings, self.embeddings)
+
+    def delete(self, name: str) -> None:
+        validate_kb_name(name)
+        if name not in self.names():
+            raise UnknownKnowledgeBase(name, self.names())
+        self.client.delete_collection(collection_name(name))

@@ -1,0 +1,224 @@
+"""Turn files into plain-text documents; anything unusable is skipped with a reason.
+
+Supported: Markdown, plain text, reStructuredText, HTML, PDF, DOCX, and JSON Lines
+records ``{"id", "title", "text"}`` (the record id becomes the document's ``doc_id``).
+A bad file never aborts an ingest: it becomes a ``SkippedItem``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import zipfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text", ".rst"}
+HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
+SUPPORTED = TEXT_SUFFIXES | HTML_SUFFIXES | {".pdf", ".docx", ".jsonl"}
+_MAX_TITLE = 200
+_DOCX_MAX_EXPANSION = 200_000_000  # uncompressed bytes: refuse zip bombs
+
+
+@dataclass
+class LoadedDocument:
+    """One document's text and where it came from."""
+
+    doc_id: str
+    title: str
+    text: str
+    location: str
+    source_type: str
+    page_starts: list[int] = field(default_factory=list)
+
+    @property
+    def content_hash(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+    def page_of(self, offset: int) -> int | None:
+        """1-based page holding ``offset`` (PDFs only)."""
+        if not self.page_starts:
+            return None
+        page = 0
+        for i, start in enumerate(self.page_starts):
+            if start <= offset:
+                page = i
+        return page + 1
+
+
+@dataclass
+class SkippedItem:
+    location: str
+    reason: str
+
+
+class UnusableFile(Exception):
+    """Raised by a loader; the message becomes the skip reason."""
+
+
+def _decode(data: bytes) -> str:
+    if b"\x00" in data[:65536]:
+        raise UnusableFile("binary content (NUL bytes) in a text file")
+    for encoding in ("utf-8-sig", "cp1252"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return data.decode("latin-1")
+
+
+def _first_line_title(text: str, fallback: str) -> str:
+    for line in text.splitlines():
+        line = line.strip().lstrip("#").strip()
+        if line and not set(line) <= set("=-~*^`'\"#:+_"):
+            return line[:_MAX_TITLE]
+    return fallback
+
+
+def _load_text(path: Path, data: bytes) -> list[LoadedDocument]:
+    text = _decode(data)
+    kind = "markdown" if path.suffix.lower() in {".md", ".markdown"} else (
+        "rst" if path.suffix.lower() == ".rst" else "text")
+    return [LoadedDocument(path.name, _first_line_title(text, path.stem), text, str(path), kind)]
+
+
+def _load_html(path: Path, data: bytes) -> list[LoadedDocument]:
+    import trafilatura
+
+    html = _decode(data)
+    text = trafilatura.extract(html, include_comments=False, favor_recall=True) or ""
+    metadata = trafilatura.extract_metadata(html)
+    title = (metadata.title if metadata and metadata.title else "") or path.stem
+    return [LoadedDocument(path.name, title[:_MAX_TITLE], text, str(path), "html")]
+
+
+def _load_pdf(path: Path, data: bytes) -> list[LoadedDocument]:
+    import io
+
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise UnusableFile("encrypted PDF")
+        parts: list[str] = []
+        starts: list[int] = []
+        offset = 0
+        for page in reader.pages:
+            starts.append(offset)
+            page_text = (page.extract_text() or "").strip()
+            parts.append(page_text)
+            offset += len(page_text) + 2
+        title = (reader.metadata.title if reader.metadata and reader.metadata.title else "")
+    except (PdfReadError, ValueError, KeyError, TypeError) as exc:
+        raise UnusableFile(f"unreadable PDF ({exc})") from exc
+    text = "\n\n".join(parts)
+    return [LoadedDocument(path.name, (title or path.stem)[:_MAX_TITLE], text, str(path), "pdf",
+                           page_starts=starts)]
+
+
+def _load_docx(path: Path, data: bytes) -> list[LoadedDocument]:
+    import io
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            if sum(info.file_size for info in archive.infolist()) > _DOCX_MAX_EXPANSION:
+                raise UnusableFile("DOCX expands to more than 200 MB (zip bomb?)")
+        import docx
+
+        document = docx.Document(io.BytesIO(data))
+    except zipfile.BadZipFile as exc:
+        raise UnusableFile(f"unreadable DOCX ({exc})") from exc
+    except UnusableFile:
+        raise
+    except Exception as exc:  # python-docx raises several unrelated types
+        raise UnusableFile(f"unreadable DOCX ({type(exc).__name__}: {exc})") from exc
+    text = "\n\n".join(p.text for p in document.paragraphs if p.text.strip())
+    title = document.core_properties.title or _first_line_title(text, path.stem)
+    return [LoadedDocument(path.name, title[:_MAX_TITLE], text, str(path), "docx")]
+
+
+def iter_jsonl_records(path: Path, data: bytes) -> Iterator[LoadedDocument | SkippedItem]:
+    """One document per JSON Lines record; bad lines are skipped, the rest go on."""
+    text = _decode(data)
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            yield SkippedItem(where, f"invalid JSON ({exc.msg})")
+            continue
+        if not isinstance(record, dict) or not isinstance(record.get("text"), str):
+            yield SkippedItem(where, 'record has no "text" string')
+            continue
+        if not record["text"].strip():
+            yield SkippedItem(where, "empty text")
+            continue
+        doc_id = str(record.get("id") or f"{path.name}:{lineno}")
+        title = str(record.get("title") or doc_id)[:_MAX_TITLE]
+        yield LoadedDocument(doc_id, title, record["text"], f"{path}#{doc_id}", "jsonl")
+
+
+_LOADERS = {
+    **dict.fromkeys(TEXT_SUFFIXES, _load_text),
+    **dict.fromkeys(HTML_SUFFIXES, _load_html),
+    ".pdf": _load_pdf,
+    ".docx": _load_docx,
+}
+
+
+def iter_files(paths: Iterable[Path]) -> Iterator[Path | SkippedItem]:
+    """Expand folders (sorted, hidden entries ignored); report missing paths."""
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if not path.exists():
+            yield SkippedItem(str(path), "no such file or folder")
+        elif path.is_dir():
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(files):
+                    if not name.startswith("."):
+                        yield Path(root) / name
+        else:
+            yield path
+
+
+def load_file(path: Path, max_bytes: int, max_chars: int) -> Iterator[LoadedDocument | SkippedItem]:
+    """Load one file into documents, or skip it with a reason."""
+    where = str(path)
+    suffix = path.suffix.lower()
+    if suffix not in SUPPORTED:
+        yield SkippedItem(where, f"unsupported file type {suffix or '(none)'}")
+        return
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            yield SkippedItem(where, "not a regular file")
+            return
+        if info.st_size > max_bytes:
+            yield SkippedItem(where, f"oversized ({info.st_size:,} bytes > {max_bytes:,})")
+            return
+        data = path.read_bytes()
+    except OSError as exc:
+        yield SkippedItem(where, f"unreadable ({exc.strerror or exc})")
+        return
+    try:
+        produced: Iterable[LoadedDocument | SkippedItem] = (
+            list(iter_jsonl_records(path, data)) if suffix == ".jsonl"
+            else _LOADERS[suffix](path, data))
+    except UnusableFile as exc:
+        yield SkippedItem(where, str(exc))
+        return
+    for item in produced:
+        if isinstance(item, LoadedDocument):
+            if not item.text.strip():
+                item = SkippedItem(item.location, "empty (no text extracted)")
+            elif len(item.text) > max_chars:
+                item = SkippedItem(item.location, f"text too long ({len(item.text):,} characters)")
+        yield item

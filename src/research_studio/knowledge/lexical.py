@@ -1,0 +1,44 @@
+"""BM25 over the chunks of one knowledge base (rank-bm25), rebuilt when the KB changes."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from rank_bm25 import BM25Okapi
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+# Function words carry no evidence; dropping them sharpens BM25 on question-style queries.
+_STOPWORDS = frozenset((
+    "a an and are as at be been but by can could did do does for from had has have he her "
+    "him his how i if in into is it its me my no not of on or our she so than that the "
+    "their them then there these they this those to was we were what when where which who "
+    "whom whose why will with would you your"
+).split())
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased word tokens without stop words."""
+    return [t for t in _TOKEN.findall(text.lower()) if t not in _STOPWORDS]
+
+
+class LexicalIndex:
+    """In-memory BM25 over (id, text) pairs."""
+
+    def __init__(self, ids: list[str], texts: list[str]) -> None:
+        self.ids = ids
+        corpus = [tokenize(t) or ["∅"] for t in texts]
+        self._bm25 = BM25Okapi(corpus) if corpus else None
+
+    def search(self, query: str, depth: int) -> list[tuple[str, float]]:
+        """Top ``depth`` (id, score) pairs among chunks sharing a term with the query.
+
+        Okapi IDF can go negative in tiny collections (a term in every chunk), so
+        matching chunks are kept whatever the sign; non-matching ones score exactly 0.
+        """
+        tokens = tokenize(query)
+        if self._bm25 is None or not tokens:
+            return []
+        scores = self._bm25.get_scores(tokens)
+        top = np.argsort(-scores)[:depth]
+        return [(self.ids[i], float(scores[i])) for i in top if scores[i] != 0]

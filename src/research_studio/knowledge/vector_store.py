@@ -1,0 +1,65 @@
+"""Chroma as the vector store: embedded on disk by default, or a Chroma server by URL.
+
+The choice is configuration only (``knowledge.chroma_url``), so a team can move its
+knowledge bases to a shared ``chroma run`` server without code changes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import chromadb
+from chromadb.api import ClientAPI
+from chromadb.api.types import Documents, EmbeddingFunction
+from chromadb.api.types import Embeddings as ChromaEmbeddings
+from chromadb.config import Settings as ChromaSettings
+
+from research_studio.errors import ResearchStudioError
+from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
+
+COLLECTION_PREFIX = "rs-kb-"
+
+
+class MiniLMChromaFunction(EmbeddingFunction[Documents]):
+    """Our ONNX MiniLM as a Chroma embedding function (Chroma's default would download)."""
+
+    def __init__(self, embeddings: MiniLMOnnxEmbeddings | None = None) -> None:
+        self._embeddings = embeddings or MiniLMOnnxEmbeddings()
+
+    def __call__(self, input: Documents) -> ChromaEmbeddings:
+        return list(self._embeddings.embed_array(list(input)))
+
+    @staticmethod
+    def name() -> str:
+        return "research-studio-minilm-onnx"
+
+    def get_config(self) -> dict[str, Any]:
+        return {}
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> MiniLMChromaFunction:
+        return MiniLMChromaFunction()
+
+
+def open_client(kb_dir: Path, chroma_url: str | None) -> ClientAPI:
+    """A persistent client under ``kb_dir``, or an HTTP client for ``chroma_url``."""
+    settings = ChromaSettings(anonymized_telemetry=False)
+    if not chroma_url:
+        kb_dir.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(path=str(kb_dir / "chroma"), settings=settings)
+    parsed = urlparse(chroma_url)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise ResearchStudioError(f"knowledge.chroma_url must be http(s)://host:port, "
+                                  f"got {chroma_url!r}")
+    try:
+        return chromadb.HttpClient(
+            host=parsed.hostname, port=parsed.port or (443 if parsed.scheme == "https" else 8000),
+            ssl=parsed.scheme == "https", settings=settings)
+    except Exception as exc:
+        raise ResearchStudioError(f"Chroma server at {chroma_url} is unreachable: {exc}") from exc
+
+
+def collection_name(kb_name: str) -> str:
+    return f"{COLLECTION_PREFIX}{kb_name}"

@@ -1,0 +1,1 @@
+"""Model layer: every LLM call in the product goes through the ModelCoordinator."""

@@ -1,0 +1,12 @@
+"""Prompt texts live here as data files, one per stage; ``load_prompt`` reads them."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.resources import files
+
+
+@cache
+def load_prompt(name: str) -> str:
+    """Return the text of ``prompts/<name>.txt``."""
+    return files(__package__).joinpath(f"{name}.txt").read_text(encoding="utf-8")

@@ -1,0 +1,1 @@
+"""Web search providers and SSRF-safe page fetching."""

@@ -1,0 +1,39 @@
+"""SSRF guard: decide whether a URL may be fetched.
+
+Private, loopback, link-local, multicast, reserved and unspecified addresses are refused
+unless explicitly allowed, after resolving the host name, so a public name that points
+at an internal address is refused too.
+"""
+
+from __future__ import annotations
+
+import socket
+from ipaddress import ip_address
+from urllib.parse import urlparse
+
+from research_studio.errors import WebUnavailable
+
+
+def resolve_addresses(host: str) -> list[str]:
+    try:
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except OSError as exc:
+        raise WebUnavailable(f"cannot resolve {host!r}: {exc}") from exc
+    return sorted({str(info[4][0]) for info in infos})
+
+
+def check_url(url: str, allow_private: bool = False) -> None:
+    """Raise WebUnavailable if ``url`` is not http(s) or points at a non-public address."""
+    parsed = urlparse(url)
+    if parsed.scheme not in ("http", "https"):
+        raise WebUnavailable(f"refused {url!r}: only http and https URLs are fetched")
+    if not parsed.hostname:
+        raise WebUnavailable(f"refused {url!r}: no host name")
+    if allow_private:
+        return
+    for address in resolve_addresses(parsed.hostname):
+        ip = ip_address(address.split("%")[0])
+        if not ip.is_global or ip.is_multicast:
+            raise WebUnavailable(
+                f"refused {url!r}: {parsed.hostname} resolves to non-public address {ip} "
+                "(set web.allow_private_addresses to allow it)")

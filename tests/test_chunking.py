@@ -1,0 +1,54 @@
+from itertools import pairwise
+
+import pytest
+
+from research_studio.knowledge.chunking import chunk_spans
+
+TEXT = ("Alpha beta gamma. " * 40 + "\n\n" + "Delta epsilon zeta eta. " * 60).strip()
+
+
+def test_every_chunk_is_an_exact_slice_within_size():
+    spans = chunk_spans(TEXT, size=200, overlap=40)
+    assert len(spans) > 5
+    for span in spans:
+        piece = TEXT[span.start:span.end]
+        assert 0 < len(piece) <= 200
+        assert piece == piece.strip()
+    assert [s.index for s in spans] == list(range(len(spans)))
+
+
+def test_chunks_cover_the_text_and_overlap():
+    spans = chunk_spans(TEXT, size=200, overlap=40)
+    assert spans[0].start == 0
+    assert spans[-1].end == len(TEXT)
+    for previous, current in pairwise(spans):
+        assert current.start <= previous.end, "a gap would lose text"
+        assert current.start > previous.start, "progress on every step"
+    overlaps = [p.end - c.start for p, c in pairwise(spans)]
+    assert max(overlaps) > 0
+
+
+def test_breaks_prefer_sentence_ends():
+    spans = chunk_spans(TEXT, size=200, overlap=0)
+    assert all(TEXT[s.end - 1] == "." for s in spans[:-1])
+
+
+def test_short_and_empty_text():
+    assert chunk_spans("", 100, 10) == []
+    assert chunk_spans("   \n ", 100, 10) == []
+    [only] = chunk_spans("  hello world  ", 100, 10)
+    assert (only.start, only.end) == (2, 13)
+
+
+def test_text_without_spaces_is_cut_hard():
+    text = "x" * 1000
+    spans = chunk_spans(text, 300, 50)
+    assert all(s.end - s.start <= 300 for s in spans)
+    assert spans[-1].end == 1000
+
+
+def test_bad_parameters_are_refused():
+    with pytest.raises(ValueError):
+        chunk_spans("abc", 0, 0)
+    with pytest.raises(ValueError):
+        chunk_spans("abc", 10, 10)

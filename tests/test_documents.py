@@ -1,0 +1,94 @@
+import zipfile
+
+from research_studio.knowledge.documents import LoadedDocument, SkippedItem, iter_files, load_file
+from tests.fixtures import write_corpus
+
+LIMITS = {"max_bytes": 1_000_000, "max_chars": 100_000}
+
+
+def _load(path, **limits):
+    return list(load_file(path, **{**LIMITS, **limits}))
+
+
+def test_every_supported_type_loads(tmp_path):
+    files = write_corpus(tmp_path)
+    expected = {"md": ("Volcanoes", "Magma rises"), "txt": ("Tides", "gravitational pull"),
+                "rst": ("Glaciers", "U-shaped"), "html": ("Honey bees", "waggle dance"),
+                "pdf": ("comets", "tail always points"), "docx": ("Coral reefs", "bleaching")}
+    for kind, (title, phrase) in expected.items():
+        [doc] = _load(files[kind])
+        assert isinstance(doc, LoadedDocument), (kind, doc)
+        assert doc.title == title and phrase in doc.text, (kind, doc.title, doc.text)
+    [html] = _load(files["html"])
+    assert "alert" not in html.text, "scripts are not text"
+
+
+def test_pdf_pages_are_tracked(tmp_path):
+    [doc] = _load(write_corpus(tmp_path)["pdf"])
+    assert doc.page_of(0) == 1
+    assert doc.page_of(doc.text.index("tail")) == 2
+
+
+def test_jsonl_keeps_record_ids_and_skips_bad_lines(tmp_path):
+    path = tmp_path / "mixed.jsonl"
+    path.write_text('{"id": "a1", "title": "A", "text": "first"}\n'
+                    "not json\n"
+                    '{"id": "a2", "title": "B"}\n'
+                    '{"id": "a3", "text": "   "}\n'
+                    '\n'
+                    '{"id": 7, "text": "numeric id"}\n', encoding="utf-8")
+    items = _load(path)
+    docs = [i for i in items if isinstance(i, LoadedDocument)]
+    skipped = [i for i in items if isinstance(i, SkippedItem)]
+    assert [d.doc_id for d in docs] == ["a1", "7"]
+    assert docs[0].location.endswith("mixed.jsonl#a1")
+    assert [s.reason for s in skipped] == ["invalid JSON (Expecting value)",
+                                           'record has no "text" string', "empty text"]
+    assert skipped[0].location.endswith(":2")
+
+
+def test_bad_files_are_skipped_with_reasons(tmp_path):
+    (tmp_path / "empty.md").write_text("   \n", encoding="utf-8")
+    (tmp_path / "big.txt").write_text("x" * 600_000, encoding="utf-8")
+    (tmp_path / "binary.txt").write_bytes(b"\x00\x01\x02binary")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 garbage")
+    (tmp_path / "broken.docx").write_bytes(b"not a zip")
+    (tmp_path / "image.png").write_bytes(b"\x89PNG")
+    with zipfile.ZipFile(tmp_path / "bomb.docx", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("word/document.xml", "0" * 210_000_000)
+    reasons = {}
+    for item in iter_files([tmp_path, tmp_path / "missing.md"]):
+        results = [item] if isinstance(item, SkippedItem) else _load(item, max_bytes=500_000)
+        for result in results:
+            assert isinstance(result, SkippedItem), result
+            reasons[result.location.rsplit("/", 1)[-1]] = result.reason
+    assert reasons["empty.md"] == "empty (no text extracted)"
+    assert reasons["big.txt"].startswith("oversized")
+    assert "binary content" in reasons["binary.txt"]
+    assert "unreadable PDF" in reasons["broken.pdf"]
+    assert "unreadable DOCX" in reasons["broken.docx"]
+    assert "zip bomb" in reasons["bomb.docx"]
+    assert reasons["image.png"] == "unsupported file type .png"
+    assert reasons["missing.md"] == "no such file or folder"
+
+
+def test_text_too_long_and_special_files(tmp_path):
+    path = tmp_path / "long.txt"
+    path.write_text("word " * 1000, encoding="utf-8")
+    [item] = _load(path, max_chars=100)
+    assert isinstance(item, SkippedItem) and "too long" in item.reason
+    import os
+
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)
+    [item] = _load(fifo)
+    assert item.reason == "not a regular file"
+
+
+def test_folders_are_walked_in_order_without_hidden_entries(tmp_path):
+    (tmp_path / "b.md").write_text("b", encoding="utf-8")
+    (tmp_path / "a.md").write_text("a", encoding="utf-8")
+    (tmp_path / ".hidden.md").write_text("h", encoding="utf-8")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "x.md").write_text("x", encoding="utf-8")
+    assert [p.name for p in iter_files([tmp_path])] == ["a.md", "b.md"]

@@ -1,0 +1,95 @@
+"""The knowledge base with the real ONNX embeddings and a real Chroma store on disk."""
+
+import pytest
+
+from research_studio.config import load_context
+from research_studio.errors import InvalidQuery, ResearchStudioError, UnknownKnowledgeBase
+from research_studio.knowledge.base import KnowledgeBaseRegistry
+from tests.fixtures import write_corpus
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    return write_corpus(tmp_path / "corpus")
+
+
+def test_ingest_every_type_then_search_each_mode(registry, corpus):
+    kb = registry.open("science", create=True)
+    summary = kb.ingest_paths([corpus["md"].parent])
+    assert summary.documents_added == 8  # 6 files + 2 JSONL records
+    assert summary.chunks_added == kb.count() >= 8
+    assert summary.skipped == []
+    for mode in ("dense", "bm25", "hybrid"):
+        [top, *_] = kb.search("why is the red planet red", k=3, mode=mode)
+        assert top.doc_id == "rec-2", mode  # the JSONL record id is the doc_id
+        assert top.title == "Mars"
+    hit = kb.search("waggle dance of bees", k=1)[0]
+    assert hit.title == "Honey bees"
+    stored = kb.get_chunks([hit.chunk_id])[0]
+    assert stored.text == hit.text and stored.end - stored.start == len(hit.text)
+
+
+def test_spans_point_into_the_original_text(registry, tmp_path):
+    text = "\n\n".join(f"Paragraph {i}: " + "lorem ipsum dolor sit amet " * 12 for i in range(30))
+    (tmp_path / "long.txt").write_text(text, encoding="utf-8")
+    kb = registry.open("spans", create=True)
+    kb.ingest_paths([tmp_path / "long.txt"])
+    hits = kb.get_chunks([h.chunk_id for h in kb.search("Paragraph 17", k=5, mode="bm25")])
+    assert hits
+    for hit in hits:
+        assert text[hit.start:hit.end] == hit.text
+
+
+def test_reingest_is_a_no_op_and_duplicates_are_stored_once(registry, corpus, tmp_path):
+    kb = registry.open("dedup", create=True)
+    kb.ingest_paths([corpus["md"]])
+    count = kb.count()
+    again = kb.ingest_paths([corpus["md"]])
+    assert (again.documents_added, again.unchanged, kb.count()) == (0, 1, count)
+    copy = tmp_path / "copy-of-volcanoes.md"
+    copy.write_bytes(corpus["md"].read_bytes())
+    duplicate = kb.ingest_paths([copy])
+    assert (duplicate.duplicates, duplicate.documents_added, kb.count()) == (1, 0, count)
+
+
+def test_changed_file_replaces_its_chunks(registry, corpus):
+    kb = registry.open("changes", create=True)
+    kb.ingest_paths([corpus["txt"]])
+    corpus["txt"].write_text("Tides\n\nNow about spring tides and neap tides only.", encoding="utf-8")
+    summary = kb.ingest_paths([corpus["txt"]])
+    assert summary.documents_replaced == 1
+    texts = [h.text for h in kb.search("tides", k=10, mode="bm25")]
+    assert texts and all("gravitational" not in t for t in texts)
+
+
+def test_bad_input_in_a_folder_never_aborts(registry, corpus):
+    (corpus["md"].parent / "empty.txt").write_text("", encoding="utf-8")
+    (corpus["md"].parent / "junk.pdf").write_bytes(b"junk")
+    summary = registry.open("robust", create=True).ingest_paths([corpus["md"].parent])
+    assert summary.documents_added == 8
+    assert sorted(s.location.rsplit("/", 1)[-1] for s in summary.skipped) == ["empty.txt",
+                                                                             "junk.pdf"]
+
+
+def test_unknown_kb_and_bad_queries(registry, corpus):
+    registry.open("alpha", create=True).ingest_paths([corpus["md"]])
+    with pytest.raises(UnknownKnowledgeBase, match="'nope'; existing: alpha"):
+        registry.open("nope")
+    kb = registry.open("alpha")
+    with pytest.raises(InvalidQuery, match="empty"):
+        kb.search("   ")
+    with pytest.raises(ResearchStudioError, match="invalid knowledge base name"):
+        registry.open("../escape", create=True)
+    assert kb.search("x" * 50_000, k=2)  # huge queries are truncated, not fatal
+
+
+def test_two_homes_never_interfere(tmp_path, corpus):
+    one = load_context(tmp_path / "one")
+    two = load_context(tmp_path / "two")
+    reg_one = KnowledgeBaseRegistry(one.kb_dir, one.settings.knowledge)
+    reg_two = KnowledgeBaseRegistry(two.kb_dir, two.settings.knowledge)
+    reg_one.open("shared-name", create=True).ingest_paths([corpus["md"]])
+    reg_two.open("shared-name", create=True).ingest_paths([corpus["txt"]])
+    assert reg_one.open("shared-name").search("lava", k=1)[0].title == "Volcanoes"
+    assert [h.title for h in reg_two.open("shared-name").search("lava", k=5)] == ["Tides"]
+    assert [i.name for i in reg_one.list()] == ["shared-name"]
