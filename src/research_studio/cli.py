@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from research_studio.config import AppContext, load_context
+from research_studio.config import TIERS, AppContext, load_context
 from research_studio.errors import ResearchStudioError
 
 app = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -192,7 +192,7 @@ def models(
     settings = _context(home).settings.models
     rows = []
     for name, spec in settings.models.items():
-        tiers = [t for t, names in settings.tiers.items() if name in names]
+        tiers = [t for t in TIERS if name in settings.tiers.get(t, [])]
         row = {"name": name, "provider": spec.provider, "model": spec.model,
                "base_url": spec.base_url, "tiers": tiers, "local": spec.is_local}
         if check:

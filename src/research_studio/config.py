@@ -112,7 +112,7 @@ class KnowledgeSettings(BaseModel):
     bm25_weight: float = 1.0
     rrf_k: int = 60
     candidate_depth: int = 50
-    embed_batch_size: int = 64
+    embed_batch_size: int = 8  # larger batches cost memory (attention) and gain nothing on CPU
     embed_threads: int | None = None
 
 

@@ -34,7 +34,7 @@ class MiniLMOnnxEmbeddings(Embeddings):
     _sessions: ClassVar[dict[int, tuple[object, object]]] = {}
     _lock: ClassVar[threading.Lock] = threading.Lock()
 
-    def __init__(self, batch_size: int = 64, threads: int | None = None) -> None:
+    def __init__(self, batch_size: int = 8, threads: int | None = None) -> None:
         self.batch_size = batch_size
         self.threads = threads or min(4, os.cpu_count() or 1)
         self.model_id = MODEL_ID

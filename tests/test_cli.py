@@ -1,0 +1,88 @@
+"""The command line as a user runs it: real processes, real home folders."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures import write_corpus
+
+CLI = Path(sys.executable).parent / "research-studio"
+
+
+def run(*args: str, home: Path, check: bool = True) -> subprocess.CompletedProcess:
+    result = subprocess.run([str(CLI), *args, "--home", str(home)], capture_output=True,
+                            text=True, timeout=600, env={"PATH": "/usr/bin:/bin",
+                                                          "COLUMNS": "200"})
+    if check and result.returncode != 0:
+        raise AssertionError(f"exit {result.returncode}\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def test_ingest_list_search_json(tmp_path):
+    home = tmp_path / "home"
+    corpus = write_corpus(tmp_path / "corpus")
+    (corpus["md"].parent / "broken.pdf").write_bytes(b"junk")
+    summary = json.loads(run("ingest", str(corpus["md"].parent), "--kb", "notes", "--json",
+                             home=home).stdout)
+    assert summary["documents_added"] == 8 and summary["chunks_added"] >= 8
+    assert summary["skipped"][0]["reason"].startswith("unreadable PDF")
+    again = json.loads(run("ingest", str(corpus["md"].parent), "--kb", "notes", "--json",
+                           home=home).stdout)
+    assert (again["documents_added"], again["unchanged"]) == (0, 8)
+    listing = json.loads(run("kb", "list", "--json", home=home).stdout)
+    assert [(kb["name"], kb["chunks"]) for kb in listing] == [("notes", summary["chunks_added"])]
+    for mode in ("dense", "bm25", "hybrid"):
+        hits = json.loads(run("kb", "search", "waggle dance", "--kb", "notes", "-k", "2",
+                              "--mode", mode, "--json", home=home).stdout)
+        assert 1 <= len(hits) <= 2  # BM25 returns only chunks that share a term
+        assert {"doc_id", "chunk_id", "title", "location", "score", "text"} <= set(hits[0])
+        assert hits[0]["title"] == "Honey bees"
+    table = run("kb", "search", "red planet", "--kb", "notes", home=home).stdout
+    assert "Mars" in table
+
+
+def test_errors_are_one_clear_line(tmp_path):
+    home = tmp_path / "home"
+    corpus = write_corpus(tmp_path / "corpus")
+    run("ingest", str(corpus["txt"]), "--kb", "alpha", home=home)
+    unknown = run("kb", "search", "tides", "--kb", "beta", home=home, check=False)
+    assert unknown.returncode == 2
+    assert "unknown knowledge base 'beta'; existing: alpha" in unknown.stderr
+    assert "Traceback" not in unknown.stderr
+    empty = run("kb", "search", "  ", "--kb", "alpha", home=home, check=False)
+    assert empty.returncode == 2 and "query is empty" in empty.stderr
+    bad_mode = run("kb", "search", "x", "--kb", "alpha", "--mode", "magic", home=home, check=False)
+    assert bad_mode.returncode == 2 and "--mode must be" in bad_mode.stderr
+
+
+def test_models_lists_tiers_and_names_an_unreachable_model(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        '[models.models.gateway]\nprovider = "openai"\nmodel = "served-model"\n'
+        'base_url = "http://127.0.0.1:9/v1"\ntimeout_s = 5\n'
+        '[models.tiers]\nhigh = ["gateway", "embedded"]\n', encoding="utf-8")
+    listing = json.loads(run("models", "--no-check", "--json", home=home).stdout)
+    assert {m["name"]: m["tiers"] for m in listing["models"]} == {
+        "gateway": ["high"], "embedded": ["low", "medium", "high"]}
+    checked = run("models", "--json", home=home, check=False)
+    assert checked.returncode == 1
+    rows = {m["name"]: m for m in json.loads(checked.stdout)["models"]}
+    assert rows["embedded"]["ok"] is True and rows["embedded"]["reply"]
+    assert rows["gateway"]["ok"] is False
+    assert "model 'gateway' (openai at http://127.0.0.1:9/v1) unreachable" in rows["gateway"]["error"]
+
+
+@pytest.mark.slow
+def test_demo_builds_python_docs_and_searches_it(tmp_path):
+    home = tmp_path / "home"
+    first = run("demo", home=home)
+    assert "python-docs" in first.stdout and "with" in first.stdout.lower()
+    second = run("demo", home=home)
+    assert "0 documents added" in second.stdout, "the demo knowledge base is built once"
+    hits = json.loads(run("kb", "search", "context manager __enter__ __exit__", "--kb",
+                          "python-docs", "-k", "3", "--json", home=home).stdout)
+    assert any(h["doc_id"] in ("pydoc:with", "pydoc:context-managers") for h in hits), hits
