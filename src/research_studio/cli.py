@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from collections.abc import Callable
-from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from research_studio.cli_options import (
+    HomeOption,
+    JsonFlag,
+    console,
+    err_console,
+    guarded,
+    state,
+)
+from research_studio.cli_research import register as register_research_commands
 from research_studio.config import TIERS, AppContext, load_context
 from research_studio.errors import ResearchStudioError
 
@@ -25,42 +31,14 @@ web_app = typer.Typer(no_args_is_help=True, help="Try the configured web search 
 app.add_typer(kb_app, name="kb")
 app.add_typer(web_app, name="web")
 
-console = Console()
-err_console = Console(stderr=True)
-F = TypeVar("F", bound=Callable[..., Any])
-
-HomeOption = Annotated[Path | None, typer.Option(
-    "--home", help="Folder for knowledge bases, sessions and config "
-    "(default: $RESEARCH_STUDIO_HOME or ~/.local/share/research-studio).")]
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
-_state: dict[str, Path | None] = {"home": None}
-
-
 @app.callback()
 def main(home: HomeOption = None) -> None:
     """Global options (``--home`` may also be given after any command)."""
-    _state["home"] = home
+    state["home"] = home
 
 
 def _context(home: Path | None) -> AppContext:
-    return load_context(home or _state["home"])
-
-
-def guarded(fn: F) -> F:
-    """Print a ResearchStudioError as one clear line and exit 2, never a traceback."""
-
-    @wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except ResearchStudioError as exc:
-            err_console.print(f"[bold red]error:[/] {exc}")
-            raise typer.Exit(2) from None
-        except KeyboardInterrupt:
-            err_console.print("[yellow]interrupted[/]")
-            raise typer.Exit(130) from None
-
-    return wrapper  # type: ignore[return-value]
+    return load_context(home or state["home"])
 
 
 def _registry(ctx: AppContext):
@@ -218,25 +196,6 @@ def models(
         raise typer.Exit(1)
 
 
-@app.command()
-@guarded
-def demo(home: HomeOption = None) -> None:
-    """Build the python-docs demo knowledge base and search it (no keys, no network)."""
-    from research_studio.knowledge.demo import DEMO_KB, python_docs_documents
-
-    ctx = _context(home)
-    base = _registry(ctx).open(DEMO_KB, create=True)
-    started = time.perf_counter()
-    summary = _ingest_with_progress(lambda p: base.ingest_documents(python_docs_documents(), p),
-                                    f"building {DEMO_KB}")
-    console.print(f"[bold]{DEMO_KB}[/]: {base.count()} chunks "
-                  f"({summary.documents_added} documents added, {summary.unchanged} unchanged) "
-                  f"in {time.perf_counter() - started:.1f}s — home {ctx.home}")
-    for query in ("How does the with statement manage context?",
-                  "What happens when an exception is raised inside a finally clause?"):
-        _print_hits(base.search(query, k=3), query)
-
-
 @web_app.command("search")
 @guarded
 def web_search(query: str, json_out: JsonFlag = False, home: HomeOption = None) -> None:
@@ -265,6 +224,9 @@ def web_fetch(url: str, home: HomeOption = None) -> None:
     console.print(f"[bold]{page.title or page.final_url}[/] ({page.size_bytes} bytes"
                   f"{', truncated' if page.truncated else ''})")
     console.print(page.text[:3000])
+
+
+register_research_commands(app)
 
 
 if __name__ == "__main__":  # pragma: no cover

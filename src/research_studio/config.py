@@ -110,7 +110,7 @@ class KnowledgeSettings(BaseModel):
     max_document_chars: int = 5_000_000
     dense_weight: float = 1.0
     bm25_weight: float = 1.0
-    rrf_k: int = 60
+    rrf_k: int = 10  # chosen by benchmarks/fusion_sweep.py on both pooled QA corpora
     candidate_depth: int = 50
     embed_batch_size: int = 8  # larger batches cost memory (attention) and gain nothing on CPU
     embed_threads: int | None = None
@@ -204,3 +204,89 @@ def load_context(home: str | Path | None = None) -> AppContext:
     except ValidationError as exc:
         raise ConfigError(f"invalid configuration ({config_path} or environment):\n{exc}") from exc
     return AppContext(home=resolved, settings=settings)
+
+
+# ---- research configuration (seeds 001 section 3 and phase 9, 002, 003) -------------------
+class ResearchConfig(BaseModel):
+    """Every threshold of the research graph, with the seeds' defaults."""
+
+    model_config = {"extra": "forbid"}
+
+    mode: Literal["auto", "flat", "hierarchical"] = "auto"
+    template: str | None = None
+    kb: str | None = None
+    use_web: bool = False
+    clarify: Literal["auto", "never", "always"] = "auto"
+    interactive: bool = False
+    max_query_chars: int = 4000
+    # decomposition (seed 001)
+    min_sub_questions: int = 2
+    max_sub_questions: int = 5
+    max_iterations: int = 20  # total iteration budget of a session
+    sub_question_min_iterations: int = 2
+    sub_question_max_iterations: int = 5
+    # stopping (seed 001 phase 6, seed 000 check_stopping)
+    min_findings: int = 3
+    min_confidence: float = 0.7
+    min_findings_for_confidence: int = 2
+    saturation_threshold: float = 0.75
+    min_novelty_rate: float = 0.15
+    strategy: Literal["breadth", "depth", "hybrid"] = "hybrid"
+    max_tasks_per_iteration: int = 3
+    results_per_query: int = 5
+    findings_per_result: int = 2
+    # parallelism (seed 001: sequential priority order is an option)
+    parallel: bool = True
+    max_concurrency: int = 4
+    # gap loop (seed 003 nodes 7-8)
+    max_gap_rounds: int = 3
+    gap_confidence_target: float = 0.85
+    min_confidence_gain: float = 0.05
+    # clarification loop (seed 002)
+    hitl_max_iterations: int = 5
+    hitl_queries: int = 3
+    hitl_k: int = 3
+    hitl_coverage_threshold: float = 0.80
+    hitl_dedup_threshold: float = 0.70
+    hitl_max_gaps: int = 2
+    # budgets (seed 001 section 5.2)
+    max_total_cost_usd: float = 3.0
+    max_external_calls: int = 15
+    decomposition_cost_usd: float = 0.05
+    sub_question_synthesis_cost_usd: float = 0.10
+    meta_synthesis_cost_usd: float = 0.15
+    # trust engine
+    fuzzy_match_threshold: float = 0.85
+    cross_validation_similarity: float = 0.8  # paraphrases score ~0.97, related facts ~0.65
+    verified_confidence: float = 0.6
+
+
+TEMPLATES: dict[str, dict[str, object]] = {
+    "quick_fact": {"mode": "flat", "max_iterations": 5, "sub_question_min_iterations": 1,
+                   "sub_question_max_iterations": 3, "max_gap_rounds": 1,
+                   "max_total_cost_usd": 0.5, "max_external_calls": 5},
+    "general": {"max_iterations": 12, "max_sub_questions": 4, "max_gap_rounds": 2},
+    "deep_dive": {"mode": "hierarchical", "max_iterations": 30, "sub_question_max_iterations": 8,
+                  "max_gap_rounds": 3, "min_findings": 5, "max_total_cost_usd": 5.0},
+    "technical_docs": {"max_iterations": 15, "results_per_query": 6},
+    "comparison": {"mode": "hierarchical", "min_sub_questions": 2, "max_sub_questions": 5,
+                   "max_iterations": 20},
+    "troubleshooting": {"mode": "flat", "max_iterations": 10},
+    "product_research": {"max_iterations": 15, "use_web": True},
+    "academic": {"mode": "hierarchical", "max_iterations": 25, "min_confidence": 0.75,
+                 "min_findings": 4},
+    "hierarchical": {"mode": "hierarchical", "max_iterations": 20, "min_sub_questions": 2,
+                     "max_sub_questions": 4, "sub_question_min_iterations": 3,
+                     "sub_question_max_iterations": 6, "saturation_threshold": 0.75,
+                     "min_novelty_rate": 0.15, "max_total_cost_usd": 3.0,
+                     "max_external_calls": 15},
+}
+
+
+def apply_template(config: ResearchConfig, template: str,
+                   explicit: set[str] | None = None) -> ResearchConfig:
+    """Template values over ``config``, except fields the user set explicitly."""
+    if template not in TEMPLATES:
+        raise ConfigError(f"unknown template {template!r}; choose from {', '.join(TEMPLATES)}")
+    overrides = {k: v for k, v in TEMPLATES[template].items() if k not in (explicit or set())}
+    return config.model_copy(update={**overrides, "template": template})

@@ -139,16 +139,20 @@ async def generate_structured(
     tier: Tier,
     node: str,
     fallback: Callable[[], T],
+    max_tokens: int | None = None,
 ) -> StructuredResult[T]:
-    """Ask the tier's model for ``schema``; validate; repair once; else ``fallback()``."""
+    """Ask the tier's model for ``schema``; validate; repair once; else ``fallback()``.
+
+    ``max_tokens`` bounds the reply (a small model that loops wastes the whole budget)."""
     json_schema = json_schema_for(schema)
     names = coordinator.affordable(tier)
     spec = coordinator.spec(names[0]) if names else None
     def bind(chosen: ModelSpec) -> dict[str, Any]:
-        return constraint_for(chosen, json_schema, schema.__name__)
+        limit = {"max_tokens": max_tokens} if max_tokens and chosen.provider != "ollama" else {}
+        return {**constraint_for(chosen, json_schema, schema.__name__), **limit}
 
     prompt = list(messages)
-    if spec is not None and not bind(spec):
+    if spec is not None and not constraint_for(spec, json_schema, schema.__name__):
         prompt.append(HumanMessage(load_prompt("structured_schema").format(
             schema=json.dumps(json_schema, separators=(",", ":")))))
 

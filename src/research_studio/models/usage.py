@@ -5,10 +5,15 @@ from __future__ import annotations
 import threading
 import time
 from collections import defaultdict
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 StructuredPath = Literal["first_try", "repaired", "fallback"]
+
+# The graph task (one node run) that LLM calls are attributed to; set by the graph's
+# node wrapper so that each node can hand its own calls to the checkpointed state.
+current_task: ContextVar[str | None] = ContextVar("current_task", default=None)
 
 
 @dataclass
@@ -27,6 +32,7 @@ class CallRecord:
     ok: bool = True
     error: str | None = None
     at: float = field(default_factory=time.time)
+    task: str | None = field(default_factory=current_task.get)
 
 
 def _rounded(bucket: dict[str, float]) -> dict[str, float | int]:
@@ -42,6 +48,7 @@ class UsageLedger:
     structured: dict[str, int] = field(
         default_factory=lambda: {"first_try": 0, "repaired": 0, "fallback": 0}
     )
+    structured_by_task: dict[str, list[str]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def record(self, call: CallRecord) -> None:
@@ -51,6 +58,20 @@ class UsageLedger:
     def record_structured(self, path: StructuredPath) -> None:
         with self._lock:
             self.structured[path] += 1
+            self.structured_by_task.setdefault(current_task.get() or "", []).append(path)
+
+    def for_task(self, task: str) -> tuple[list[dict], list[str]]:
+        """The calls and structured-output outcomes recorded under ``task``."""
+        with self._lock:
+            calls = [asdict(c) for c in self.calls if c.task == task]
+            return calls, list(self.structured_by_task.get(task, []))
+
+    def restore(self, calls: list[dict], structured: list[str]) -> None:
+        """Reload a resumed session's earlier calls so its budget keeps counting."""
+        with self._lock:
+            self.calls.extend(CallRecord(**c) for c in calls)
+            for path in structured:
+                self.structured[path] += 1  # type: ignore[index]
 
     @property
     def cost_usd(self) -> float:

@@ -1,0 +1,1 @@
+"""Benchmark scripts: each prints its figures and can write them as JSON."""

@@ -1,0 +1,246 @@
+"""The ``research``, ``resume``, ``sessions`` and ``demo`` commands: live progress with
+Rich, clarifying questions at the terminal, the rendered report, the result JSON."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.live import Live
+from rich.markdown import Markdown
+from rich.table import Table
+from rich.tree import Tree
+
+from research_studio.cli_options import HomeOption, console, err_console, guarded, state
+from research_studio.config import TEMPLATES, ResearchConfig, apply_template, load_context
+from research_studio.errors import ResearchStudioError
+
+DEMO_QUESTION = ("How do context managers and the with statement work in Python, and how do "
+                 "exceptions propagate out of a finally clause?")
+
+
+class Progress:
+    """Live view of a run: stage, sub-question tree with status, counts."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.stage = "starting"
+        self.sub_questions: dict[str, dict[str, Any]] = {}
+        self.counts = {"findings": 0, "sources": 0}
+        self.gap_rounds = 0
+        self.live = Live(self.render(), console=err_console, refresh_per_second=4,
+                         transient=False) if enabled else None
+
+    def render(self) -> Tree:
+        tree = Tree(f"[bold]stage:[/] {self.stage}   [dim]findings {self.counts['findings']} · "
+                    f"sources {self.counts['sources']} · gap rounds {self.gap_rounds}[/]")
+        for sq_id, sq in self.sub_questions.items():
+            colour = {"completed": "green", "researching": "yellow"}.get(sq["status"], "dim")
+            tree.add(f"[{colour}]{sq_id} [{sq['status']}][/] {sq['text'][:90]} "
+                     f"[dim](iterations {sq.get('iterations', 0)}, findings "
+                     f"{sq.get('findings', 0)})[/]")
+        return tree
+
+    def __call__(self, kind: str, data: dict[str, Any]) -> None:
+        if kind == "stage":
+            self.stage = data["stage"]
+        elif kind == "plan":
+            for sq in data["sub_questions"]:
+                self.sub_questions[sq["sub_question_id"]] = {"text": sq["question_text"],
+                                                             "status": "pending"}
+        elif kind == "sub_question" and data["sub_question_id"] in self.sub_questions:
+            self.sub_questions[data["sub_question_id"]]["status"] = data["status"]
+        elif kind == "iteration" and data["sub_question_id"] in self.sub_questions:
+            entry = self.sub_questions[data["sub_question_id"]]
+            entry["iterations"] = data["iteration"] + 1
+            entry["findings"] = data["findings"]
+            self.counts["findings"] = sum(s.get("findings", 0) for s in self.sub_questions.values())
+            self.counts["sources"] += 0
+        elif kind == "gaps":
+            self.gap_rounds = data["round"]
+        if self.live:
+            self.live.update(self.render())
+        elif kind == "stage":
+            err_console.print(f"[dim]… {data['stage']}[/]")
+
+    def __enter__(self) -> Progress:
+        if self.live:
+            self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.live:
+            self.live.__exit__(*exc)
+
+
+def ask_at_terminal(payload: dict[str, Any]) -> str:
+    err_console.print(f"\n[bold cyan]Clarification (round {payload.get('round', 0) + 1})[/] — "
+                      f"knowledge-base coverage {payload.get('coverage', 0):.0%}")
+    if payload.get("sources"):
+        err_console.print(f"[dim]found so far: {', '.join(payload['sources'][:5])}[/]")
+    for i, question in enumerate(payload.get("questions", []), start=1):
+        err_console.print(f"  {i}. {question}")
+    err_console.print("[dim]Answer in one line, or /end to start the research.[/]")
+    try:
+        return input("> ")
+    except EOFError:
+        return "/end"
+
+
+def render_result(result: dict[str, Any], json_path: Path | None, out_path: Path | None) -> None:
+    if json_path:
+        json_path.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
+    if out_path:
+        out_path.write_text(result["report_markdown"], encoding="utf-8")
+    if result["status"] == "awaiting_clarification":
+        pending = result.get("pending_clarification", {})
+        console.print("[yellow]Waiting for a clarification:[/]")
+        for question in pending.get("questions", []):
+            console.print(f"  - {question}")
+        console.print(f"Answer with: research-studio resume {result['session_id']} --answer \"...\"")
+        return
+    console.print(Markdown(result["report_markdown"]))
+    usage = result["usage"]
+    console.print(f"[dim]session {result['session_id']} · {usage['wall_s']:.1f}s · "
+                  f"{usage['llm_calls']} LLM calls · {usage['prompt_tokens']}+"
+                  f"{usage['completion_tokens']} tokens · ${usage['cost_usd']:.4f}"
+                  f"{' · JSON ' + str(json_path) if json_path else ''}"
+                  f"{' · report ' + str(out_path) if out_path else ''}[/]")
+
+
+def _run(coro_factory: Any, progress: Progress, session_hint: str) -> dict[str, Any]:
+    try:
+        with progress:
+            return asyncio.run(coro_factory())
+    except KeyboardInterrupt:
+        err_console.print(f"[yellow]interrupted[/] — continue with: research-studio resume "
+                          f"{session_hint}")
+        raise typer.Exit(130) from None
+
+
+def register(app: typer.Typer) -> None:
+    """Add the research commands to ``app``."""
+
+    @app.command()
+    @guarded
+    def research(
+        question: Annotated[str, typer.Argument(help="The question to research.")],
+        kb: Annotated[str | None, typer.Option("--kb", help="Knowledge base to research.")] = None,
+        web: Annotated[bool, typer.Option("--web/--no-web", help="Also search the web.")] = False,
+        mode: Annotated[str, typer.Option("--mode", help="auto, flat or hierarchical.")] = "auto",
+        template: Annotated[str | None, typer.Option(
+            "--template", help=f"One of: {', '.join(TEMPLATES)}.")] = None,
+        clarify: Annotated[str, typer.Option("--clarify", help="auto, never or always.")] = "auto",
+        json_out: Annotated[Path | None, typer.Option("--json", help="Write the result JSON.")] = None,
+        out: Annotated[Path | None, typer.Option("--out", help="Write the report (Markdown).")] = None,
+        sequential: Annotated[bool, typer.Option(
+            "--sequential", help="Research sub-questions one at a time, by priority.")] = False,
+        home: HomeOption = None,
+    ) -> None:
+        """Research a question: plan, research in parallel, verify, write a cited report."""
+        from research_studio.graph.session import Hooks, run_research
+
+        ctx = load_context(home or state["home"])
+        interactive = sys.stdin.isatty() and clarify != "never"
+        try:
+            config = ResearchConfig(kb=kb, use_web=web, mode=mode, clarify=clarify,
+                                    interactive=interactive or clarify == "always",
+                                    parallel=not sequential)
+        except ValueError as exc:
+            raise ResearchStudioError(f"invalid option: {exc}") from exc
+        if template:
+            config = apply_template(config, template, explicit={"mode"} if mode != "auto" else set())
+        if config.interactive and not sys.stdin.isatty():
+            config = config.model_copy(update={"interactive": True})
+        progress = Progress(enabled=err_console.is_terminal)
+        hooks = Hooks(on_event=progress,
+                      ask=ask_at_terminal if sys.stdin.isatty() and config.interactive else None)
+        result = _run(lambda: run_research(ctx, question, config, hooks), progress,
+                      "SESSION_ID (see `research-studio sessions list`)")
+        render_result(result, json_out, out)
+
+    @app.command()
+    @guarded
+    def resume(
+        session_id: Annotated[str, typer.Argument(help="Session to continue.")],
+        answer: Annotated[str | None, typer.Option(
+            "--answer", help="Reply to a pending clarification (or /end).")] = None,
+        json_out: Annotated[Path | None, typer.Option("--json", help="Write the result JSON.")] = None,
+        out: Annotated[Path | None, typer.Option("--out", help="Write the report (Markdown).")] = None,
+        home: HomeOption = None,
+    ) -> None:
+        """Continue a session interrupted by a clarification, Ctrl-C or a crash."""
+        from research_studio.graph.session import Hooks, resume_research
+
+        ctx = load_context(home or state["home"])
+        progress = Progress(enabled=err_console.is_terminal)
+        hooks = Hooks(on_event=progress, ask=ask_at_terminal if sys.stdin.isatty() else None)
+        result = _run(lambda: resume_research(ctx, session_id, hooks, answer), progress, session_id)
+        render_result(result, json_out, out)
+
+    sessions_app = typer.Typer(no_args_is_help=True, help="Past research sessions.")
+    app.add_typer(sessions_app, name="sessions")
+
+    @sessions_app.command("list")
+    @guarded
+    def sessions_list(json_flag: Annotated[bool, typer.Option("--json")] = False,
+                      home: HomeOption = None) -> None:
+        """List research sessions, newest first."""
+        from research_studio.store.sessions import SessionStore
+
+        rows = SessionStore(load_context(home or state["home"]).home / "sessions.db").list()
+        if json_flag:
+            print(json.dumps(rows, indent=2))
+            return
+        table = Table("id", "status", "stage", "mode", "created", "question")
+        for row in rows:
+            table.add_row(row["id"], row["status"], row["stage"], row["mode"], row["created_at"],
+                          row["query"][:60])
+        console.print(table)
+
+    @sessions_app.command("show")
+    @guarded
+    def sessions_show(session_id: str, json_flag: Annotated[bool, typer.Option("--json")] = False,
+                      home: HomeOption = None) -> None:
+        """Show a session's report (or its result JSON)."""
+        from research_studio.store.sessions import SessionStore
+
+        store = SessionStore(load_context(home or state["home"]).home / "sessions.db")
+        row = store.get(session_id)
+        if json_flag:
+            print(json.dumps(row.get("result") or {**row, "findings": store.findings(session_id)},
+                             indent=2, ensure_ascii=False))
+        elif row.get("final_synthesis"):
+            console.print(Markdown(row["final_synthesis"]))
+        else:
+            console.print(f"Session {session_id} is {row['status']} (stage {row['stage']}); "
+                          f"{len(store.findings(session_id))} findings stored so far.")
+
+    @app.command()
+    @guarded
+    def demo(
+        question: Annotated[str, typer.Option("--question", help="Ask something else.")] = DEMO_QUESTION,
+        json_out: Annotated[Path | None, typer.Option("--json", help="Write the result JSON.")] = None,
+        out: Annotated[Path | None, typer.Option("--out", help="Write the report (Markdown).")] = None,
+        home: HomeOption = None,
+    ) -> None:
+        """Build the python-docs knowledge base and research a multi-part question over it."""
+        from research_studio.graph.session import Hooks, run_research
+        from research_studio.knowledge.base import KnowledgeBaseRegistry
+        from research_studio.knowledge.demo import DEMO_KB, python_docs_documents
+
+        ctx = load_context(home or state["home"])
+        kb = KnowledgeBaseRegistry(ctx.kb_dir, ctx.settings.knowledge).open(DEMO_KB, create=True)
+        err_console.print(f"[dim]preparing the {DEMO_KB} knowledge base (first time ~40 s)…[/]")
+        summary = kb.ingest_documents(python_docs_documents())
+        err_console.print(f"[dim]{DEMO_KB}: {kb.count()} chunks ({summary.documents_added} "
+                          f"documents added) — home {ctx.home}[/]")
+        config = ResearchConfig(kb=DEMO_KB, mode="hierarchical", clarify="never")
+        progress = Progress(enabled=err_console.is_terminal)
+        result = _run(lambda: run_research(ctx, question, config, Hooks(on_event=progress)),
+                      progress, "SESSION_ID")
+        render_result(result, json_out, out)

@@ -1,0 +1,35 @@
+"""What nodes need at run time but must not be checkpointed: models, stores, callbacks.
+
+Passed as LangGraph's runtime context (``graph.astream(..., context=deps)``); nodes read
+it as ``runtime.context``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from research_studio.config import WebSettings
+from research_studio.knowledge.base import KnowledgeBase
+from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
+from research_studio.models.coordinator import ModelCoordinator
+
+
+@dataclass
+class ResearchDeps:
+    coordinator: ModelCoordinator
+    kb: KnowledgeBase | None
+    web: WebSettings
+    embeddings: MiniLMOnnxEmbeddings = field(default_factory=MiniLMOnnxEmbeddings)
+    emit: Callable[[str, dict[str, Any]], None] = lambda kind, data: None
+
+    def similarity(self, texts_a: list[str], texts_b: list[str]) -> np.ndarray:
+        """Cosine similarity matrix (len(a) x len(b)) of sentence embeddings."""
+        if not texts_a or not texts_b:
+            return np.zeros((len(texts_a), len(texts_b)), dtype=np.float32)
+        a = self.embeddings.embed_array(texts_a)
+        b = self.embeddings.embed_array(texts_b)
+        return a @ b.T

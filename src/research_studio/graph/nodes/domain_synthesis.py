@@ -1,0 +1,355 @@
+"""Tier 2 of seed 004: one domain synthesizer per sub-question, then the leader's
+cross-domain look.
+
+Deterministic on purpose: conflicts are settled by the seed's weighted vote and insights are
+the findings' own sentences, so a weak model never gets the chance to blend or invent facts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from langgraph.runtime import Runtime
+
+from research_studio.graph.deps import ResearchDeps
+from research_studio.state import (
+    FactSheet,
+    Finding,
+    KeyInsight,
+    ResearchState,
+    ResolvedConflict,
+    Source,
+    SubQuestion,
+)
+
+SimilarityFn = Callable[[list[str], list[str]], np.ndarray]
+Similarity = SimilarityFn | np.ndarray
+
+SAME_TOPIC = 0.75  # findings about the same thing (contradiction / agreement)
+NEAR_DUPLICATE = 0.9  # findings merged into one insight
+MAX_INSIGHTS = 8
+MAX_PATTERNS = 10
+DEFAULT_CONFIDENCE = 0.5
+
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
+_YEAR = re.compile(r"\b(?:1\d{3}|20\d{2})\b")
+_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|"
+           "december")
+_MONTH = re.compile(rf"\b(?:{_MONTHS})\b", re.IGNORECASE)
+_DAY_OF_MONTH = re.compile(rf"\b(?:(?:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?\b|"
+                           rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b)",
+                           re.IGNORECASE)
+_DEFINITION = (" is a ", " is an ", " are ", " refers to ")
+_ENTITY = re.compile(r"\b[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3}")
+_STOPWORDS = frozenset(
+    "the a an in on at of for to from by with and or but as this that these those it its "
+    "there their they we our he she his her when while if after before during since however "
+    "also although though because so thus then some many most all each every both one".split())
+
+
+# ---- text features ---------------------------------------------------------------------------
+def numeric_tokens(text: str) -> frozenset[str]:
+    """The numbers a sentence states; thousands separators dropped so 1,000 equals 1000."""
+    tokens = set()
+    for raw in _NUMBER.findall(text):
+        token = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+", raw) else raw
+        tokens.add(token.replace(",", "."))
+    return frozenset(tokens)
+
+
+def numbers_disagree(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Both sentences state numbers and share none: the signature of a factual conflict."""
+    return bool(a) and bool(b) and a.isdisjoint(b)
+
+
+def insight_type(text: str) -> str:
+    """Coarse kind of statement so the writer can phrase it (a bare year is temporal)."""
+    without_dates = _DAY_OF_MONTH.sub(" ", text)
+    non_year_numbers = [n for n in _NUMBER.findall(without_dates) if not _YEAR.fullmatch(n)]
+    if non_year_numbers:
+        return "quantitative"
+    if _YEAR.search(text) or _MONTH.search(text):
+        return "temporal"
+    padded = f" {text.lower()} "
+    if any(marker in padded for marker in _DEFINITION):
+        return "definition"
+    return "fact"
+
+
+def as_matrix(texts: list[str], similarity: Similarity) -> np.ndarray:
+    """Accept a precomputed square matrix or a similarity function."""
+    if isinstance(similarity, np.ndarray):
+        return similarity
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.asarray(similarity(texts, texts))
+
+
+# ---- grouping and conflicts ------------------------------------------------------------------
+def group_by_domain(sub_questions: Sequence[SubQuestion],
+                    findings: Sequence[Finding]) -> dict[str, list[Finding]]:
+    """One domain per sub-question, in plan order; findings of unknown sub-questions dropped."""
+    domains: dict[str, list[Finding]] = {sq["sub_question_id"]: [] for sq in sub_questions}
+    for finding in findings:
+        if finding.get("sub_question_id") in domains:
+            domains[finding["sub_question_id"]].append(finding)
+    return domains
+
+
+def _contradiction_edges(findings: Sequence[Finding], sim: np.ndarray,
+                         members: Sequence[int]) -> dict[int, set[int]]:
+    numbers = {i: numeric_tokens(findings[i].get("text", "")) for i in members}
+    edges: dict[int, set[int]] = {i: set() for i in members}
+    for pos, i in enumerate(members):
+        for j in members[pos + 1:]:
+            if sim[i, j] >= SAME_TOPIC and numbers_disagree(numbers[i], numbers[j]):
+                edges[i].add(j)
+                edges[j].add(i)
+    return edges
+
+
+def _components(edges: dict[int, set[int]]) -> list[list[int]]:
+    seen: set[int] = set()
+    groups = []
+    for start in edges:
+        if start in seen or not edges[start]:
+            continue
+        stack, group = [start], []
+        seen.add(start)
+        while stack:
+            node = stack.pop()
+            group.append(node)
+            for other in edges[node] - seen:
+                seen.add(other)
+                stack.append(other)
+        groups.append(sorted(group))
+    return groups
+
+
+def conflict_groups(findings: Sequence[Finding], similarity: Similarity) -> list[list[int]]:
+    """Indices of contradicting findings, as connected components (chains count as one)."""
+    sim = as_matrix([f.get("text", "") for f in findings], similarity)
+    return _components(_contradiction_edges(findings, sim, list(range(len(findings)))))
+
+
+def evidence_counts(findings: Sequence[Finding], similarity: Similarity) -> dict[str, int]:
+    """How many findings of the domain say the same thing (same topic, same numbers), self
+    included — the seed's ``len(evidence)`` for findings that carry no evidence list."""
+    sim = as_matrix([f.get("text", "") for f in findings], similarity)
+    numbers = [numeric_tokens(f.get("text", "")) for f in findings]
+    return {finding["finding_id"]: sum(1 for j in range(len(findings))
+                                       if j == i or (sim[i, j] >= SAME_TOPIC
+                                                     and numbers[i] == numbers[j]))
+            for i, finding in enumerate(findings)}
+
+
+def resolve_conflict(group: Sequence[Finding],
+                     evidence_counts: dict[str, int]) -> tuple[Finding, ResolvedConflict]:
+    """Seed 004 ``_weighted_resolution``: the heaviest finding wins, paying for disagreement."""
+    weights = [f.get("confidence", DEFAULT_CONFIDENCE)
+               * (1 + 0.1 * evidence_counts.get(f["finding_id"], 1)) for f in group]
+    total = sum(weights)
+    normalized = [w / total for w in weights] if total > 0 else [1 / len(group)] * len(group)
+    best = max(normalized)
+    winner_index = normalized.index(best)  # ties: the first
+    penalty = 1 - (best - min(normalized))
+    winner = group[winner_index]
+    confidence = round(winner.get("confidence", DEFAULT_CONFIDENCE) * penalty, 4)
+    record: ResolvedConflict = {
+        "topic": winner.get("text", "")[:80],
+        "winner_finding_id": winner["finding_id"],
+        "resolved_from": [f["finding_id"] for f in group],
+        "disagreement_level": round(1 - penalty, 4),
+        "winner_confidence": confidence,
+    }
+    return {**winner, "confidence": confidence}, record
+
+
+def resolve_domain(findings: Sequence[Finding], similarity: Similarity
+                   ) -> tuple[list[Finding], list[ResolvedConflict], list[Finding]]:
+    """Settle every conflict of a domain.
+
+    Returns (surviving findings in input order, conflict records, re-scored winners). Only
+    findings that contradict a winner lose; members of a chain that agree with the winner
+    survive, and the vote repeats until no contradiction is left among the survivors.
+    """
+    sim = as_matrix([f.get("text", "") for f in findings], similarity)
+    counts = evidence_counts(findings, sim)
+    current = list(findings)
+    alive = list(range(len(findings)))
+    records: list[ResolvedConflict] = []
+    winners: dict[int, Finding] = {}
+    while True:
+        edges = _contradiction_edges(current, sim, alive)
+        groups = _components(edges)
+        if not groups:
+            break
+        for group in groups:
+            winner, record = resolve_conflict([current[i] for i in group], counts)
+            records.append(record)
+            winner_index = next(i for i in group if current[i]["finding_id"] == winner["finding_id"])
+            current[winner_index] = winners[winner_index] = winner
+            alive = [i for i in alive if i not in edges[winner_index]]
+    return [current[i] for i in alive], records, list(winners.values())
+
+
+# ---- fact sheets -----------------------------------------------------------------------------
+def merge_insights(findings: Sequence[Finding], similarity: Similarity) -> list[KeyInsight]:
+    """Near-duplicates become one insight (the most confident wording), sources unioned."""
+    sim = as_matrix([f.get("text", "") for f in findings], similarity)
+    order = sorted(range(len(findings)),
+                   key=lambda i: -findings[i].get("confidence", DEFAULT_CONFIDENCE))
+    leaders: list[int] = []
+    insights: list[KeyInsight] = []
+    for i in order:
+        finding = findings[i]
+        slot = next((k for k, lead in enumerate(leaders) if sim[lead, i] >= NEAR_DUPLICATE), None)
+        if slot is None:
+            leaders.append(i)
+            insights.append({"insight": finding.get("text", ""),
+                             "type": insight_type(finding.get("text", "")),  # type: ignore[typeddict-item]
+                             "confidence": round(finding.get("confidence", DEFAULT_CONFIDENCE), 4),
+                             "finding_ids": [finding["finding_id"]],
+                             "source_ids": [finding["source_id"]]})
+            continue
+        insight = insights[slot]
+        insight["finding_ids"].append(finding["finding_id"])
+        if finding["source_id"] not in insight["source_ids"]:
+            insight["source_ids"].append(finding["source_id"])
+    return insights
+
+
+def evidence_strength(source_count: int, aggregate: float) -> str:
+    """Independent sources and agreement both matter; either alone is only moderate."""
+    if source_count >= 3 and aggregate >= 0.7:
+        return "strong"
+    if source_count >= 2 or aggregate >= 0.5:
+        return "moderate"
+    return "weak"
+
+
+def grounded(findings: Sequence[Finding], sources: dict[str, Source]) -> list[Finding]:
+    """Only findings with text that point at a stored source may become insights."""
+    return [f for f in findings
+            if f.get("text", "").strip() and f.get("finding_id") and f.get("source_id") in sources]
+
+
+def synthesize_domain(sub_question: SubQuestion, findings: Sequence[Finding],
+                      sources: dict[str, Source], similarity_fn: SimilarityFn
+                      ) -> tuple[FactSheet, list[Finding]]:
+    """The fact sheet of one domain plus the winners whose confidence the vote lowered."""
+    usable = grounded(findings, sources)
+    sim = as_matrix([f["text"] for f in usable], similarity_fn)
+    survivors, conflicts, winners = resolve_domain(usable, sim)
+    position = {f["finding_id"]: i for i, f in enumerate(usable)}
+    keep = [position[f["finding_id"]] for f in survivors]
+    insights = merge_insights(survivors, sim[np.ix_(keep, keep)])[:MAX_INSIGHTS]
+    aggregate = round(float(np.mean([i["confidence"] for i in insights])), 3) if insights else 0.0
+    source_count = len({s for insight in insights for s in insight["source_ids"]})
+    sheet: FactSheet = {
+        "domain": sub_question["sub_question_id"],
+        "title": sub_question.get("question_text", ""),
+        "key_insights": insights,
+        "aggregate_confidence": aggregate,
+        "evidence_strength": evidence_strength(source_count, aggregate),  # type: ignore[typeddict-item]
+        "conflicts_resolved": conflicts,
+        "evidence_count": len(usable),
+    }
+    return sheet, winners
+
+
+def build_fact_sheet(sub_question: SubQuestion, findings: Sequence[Finding],
+                     sources: dict[str, Source], similarity_fn: SimilarityFn) -> FactSheet:
+    """Seed 004 ``DomainSynthesizer.synthesize`` without the model: group, resolve, extract."""
+    return synthesize_domain(sub_question, findings, sources, similarity_fn)[0]
+
+
+# ---- leader: cross-domain patterns ---------------------------------------------------------
+def _sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?;:])\s+", text) if s]
+
+
+def entities(text: str) -> list[tuple[str, bool]]:
+    """Capitalised word runs (1-4 words) with leading stopwords stripped; flag = the run is a
+    single sentence-initial word, which may just be an ordinary capitalised word."""
+    found = []
+    for sentence in _sentences(text):
+        for match in _ENTITY.finditer(sentence):
+            words = match.group().split()
+            initial = match.start() == len(sentence) - len(sentence.lstrip())
+            while words and words[0].lower() in _STOPWORDS:
+                words.pop(0)
+                initial = False
+            if not words or all(w.lower() in _STOPWORDS for w in words):
+                continue
+            found.append((" ".join(words), initial and len(words) == 1))
+    return found
+
+
+def _insight_sources(insight: KeyInsight, finding_sources: dict[str, str]) -> list[str]:
+    ids = list(insight.get("source_ids", []))
+    ids += [finding_sources[f] for f in insight.get("finding_ids", []) if f in finding_sources]
+    return list(dict.fromkeys(ids))
+
+
+def cross_domain_patterns(fact_sheets: Sequence[FactSheet],
+                          findings: Sequence[Finding]) -> list[dict]:
+    """Seed 004 tier 3 (leader): entities and sources that several domains rely on."""
+    finding_sources = {f["finding_id"]: f["source_id"] for f in findings
+                       if f.get("finding_id") and f.get("source_id")}
+    entity_domains: dict[str, list[str]] = {}
+    source_domains: dict[str, list[str]] = {}
+    mid_sentence: set[str] = set()
+    doubtful: set[str] = set()
+    for sheet in fact_sheets:
+        domain = sheet["domain"]
+        for insight in sheet.get("key_insights", []):
+            for name, initial in entities(insight.get("insight", "")):
+                (doubtful if initial else mid_sentence).add(name)
+                entity_domains.setdefault(name, [])
+                if domain not in entity_domains[name]:
+                    entity_domains[name].append(domain)
+            for source_id in _insight_sources(insight, finding_sources):
+                source_domains.setdefault(source_id, [])
+                if domain not in source_domains[source_id]:
+                    source_domains[source_id].append(domain)
+    patterns = [{"pattern": "shared_entity", "value": name, "domains": domains}
+                for name, domains in entity_domains.items()
+                if len(domains) >= 2 and (name in mid_sentence or name not in doubtful)]
+    patterns += [{"pattern": "shared_source", "value": source_id, "domains": domains}
+                 for source_id, domains in source_domains.items() if len(domains) >= 2]
+    patterns.sort(key=lambda p: -len(p["domains"]))  # stable: entities before sources on ties
+    return patterns[:MAX_PATTERNS]
+
+
+# ---- node ------------------------------------------------------------------------------------
+def synthesize_all(state: ResearchState, similarity_fn: SimilarityFn
+                   ) -> tuple[list[FactSheet], list[dict], list[Finding]]:
+    """Every domain's fact sheet, the cross-domain patterns and the re-scored winners."""
+    sub_questions = list(state.get("sub_questions") or [])
+    findings = list(state.get("findings") or [])
+    sources = dict(state.get("sources") or {})
+    domains = group_by_domain(sub_questions, findings)
+    sheets: list[FactSheet] = []
+    winners: list[Finding] = []
+    for sub_question in sub_questions:
+        sheet, rescored = synthesize_domain(sub_question, domains[sub_question["sub_question_id"]],
+                                            sources, similarity_fn)
+        sheets.append(sheet)
+        winners.extend(rescored)
+    return sheets, cross_domain_patterns(sheets, findings), winners
+
+
+async def domain_synthesis_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
+    """Embeddings run on CPU, so the whole deterministic pass goes to a worker thread."""
+    sheets, patterns, winners = await asyncio.to_thread(synthesize_all, state,
+                                                        runtime.context.similarity)
+    conflicts = sum(len(s["conflicts_resolved"]) for s in sheets)
+    runtime.context.emit("fact_sheets", {"fact_sheets": sheets, "patterns": patterns})
+    return {"fact_sheets": sheets, "cross_domain_patterns": patterns, "findings": winners,
+            "stage": "domain_synthesis",
+            "trace": [{"node": "domain_synthesis", "fact_sheets": len(sheets),
+                       "conflicts_resolved": conflicts, "patterns": len(patterns)}]}

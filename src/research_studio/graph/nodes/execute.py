@@ -1,0 +1,84 @@
+"""execute (seeds 001/003): run search tasks against the knowledge base and the web.
+
+Every result becomes a Source holding the exact stored span, so later stages can verify
+claims against it. A failing web provider is recorded and research goes on with the KB.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from dataclasses import dataclass
+
+from research_studio.config import ResearchConfig
+from research_studio.errors import WebUnavailable
+from research_studio.graph.deps import ResearchDeps
+from research_studio.graph.nodes.strategy import Task
+from research_studio.graph.text_analysis import term_overlap
+from research_studio.knowledge.chunking import chunk_spans
+from research_studio.state import Source
+from research_studio.web.fetch import fetch_page
+from research_studio.web.providers import search_web
+
+
+@dataclass
+class Retrieved:
+    source: Source
+    rank: int
+    query: str
+
+
+def _kb_search(deps: ResearchDeps, task: Task, k: int, sq_id: str) -> list[Retrieved]:
+    if deps.kb is None:
+        return []
+    out = []
+    for rank, hit in enumerate(deps.kb.search(task.query, k=k)):
+        source = Source(source_id=f"kb:{hit.kb}:{hit.chunk_id}", kind="kb", title=hit.title,
+                        location=hit.location, url="", kb=hit.kb, doc_id=hit.doc_id,
+                        chunk_id=hit.chunk_id, text=hit.text, start=hit.start, end=hit.end,
+                        retrieval_score=hit.score, sub_question_ids=[sq_id])
+        out.append(Retrieved(source, rank, task.query))
+    return out
+
+
+def _web_search(deps: ResearchDeps, task: Task, sq_id: str) -> tuple[list[Retrieved], str | None]:
+    outcome = search_web(deps.web, task.query)
+    if not outcome.available:
+        return [], outcome.error
+    out = []
+    for rank, result in enumerate(outcome.results[:3]):
+        text, start, title = result.snippet, 0, result.title
+        try:
+            page = fetch_page(result.url, deps.web)
+            spans = chunk_spans(page.text, 900, 150)
+            if spans:
+                best = max(spans, key=lambda s: term_overlap(task.query, page.text[s.start:s.end]))
+                text, start = page.text[best.start:best.end], best.start
+                title = page.title or title
+        except WebUnavailable:
+            pass  # keep the search snippet as the stored span
+        if not text.strip():
+            continue
+        key = hashlib.sha256(f"{result.url}#{start}".encode()).hexdigest()[:16]
+        source = Source(source_id=f"web:{key}", kind="web", title=title[:200], location=result.url,
+                        url=result.url, kb="", doc_id=result.url, chunk_id=key, text=text,
+                        start=start, end=start + len(text), retrieval_score=1.0 / (1 + rank),
+                        sub_question_ids=[sq_id])
+        out.append(Retrieved(source, rank, task.query))
+    return out, None
+
+
+async def execute_tasks(deps: ResearchDeps, tasks: list[Task], config: ResearchConfig,
+                        sq_id: str) -> tuple[list[Retrieved], list[str]]:
+    """Run the tasks (blocking searches in worker threads); returns results and errors."""
+    retrieved: list[Retrieved] = []
+    errors: list[str] = []
+    for task in tasks:
+        if task.tool == "web":
+            results, error = await asyncio.to_thread(_web_search, deps, task, sq_id)
+            if error:
+                errors.append(error)
+        else:
+            results = await asyncio.to_thread(_kb_search, deps, task, config.results_per_query, sq_id)
+        retrieved.extend(results)
+    return retrieved, errors

@@ -1,0 +1,114 @@
+"""Turn retrieved passages into findings, then validate them (seeds 001/003).
+
+Extractive by default: the sentences of each passage most relevant to the sub-question,
+kept with their exact offsets. With a capable model the model proposes statements with
+quotes, and only quotes found in the passage survive. Either way a finding is a pointer
+into a stored span, so nothing unsupported can enter the report.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from research_studio.config import ResearchConfig
+from research_studio.graph.deps import ResearchDeps
+from research_studio.graph.nodes.common import ask_structured, quote_untrusted
+from research_studio.graph.nodes.execute import Retrieved
+from research_studio.graph.nodes.schemas import FindingsOutput
+from research_studio.graph.text_analysis import is_prose, sentences, similar_text, term_overlap
+from research_studio.state import Finding, SubQuestion
+
+# Sentences that address an AI rather than inform a reader are never evidence.
+_INJECTION_MARKERS = ("ignore previous instructions", "ignore all previous", "ignore the above",
+                      "disregard previous", "you are now", "system prompt", "as an ai",
+                      "new instructions:", "developer mode")
+
+
+def looks_like_injection(text: str) -> bool:
+    lowered = text.lower()
+    return any(marker in lowered for marker in _INJECTION_MARKERS)
+
+
+def _finding_id(sq_id: str, source_id: str, start: int) -> str:
+    digest = hashlib.sha256(f"{source_id}:{start}".encode()).hexdigest()[:10]
+    return f"{sq_id}-{digest}"
+
+
+def _confidence(rank: int, relevance: float) -> float:
+    """Half retrieval rank, half lexical relevance of the sentence itself."""
+    return round(0.5 * max(0.3, 1.0 - 0.12 * rank) + 0.5 * relevance, 3)
+
+
+def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], iteration: int,
+                        config: ResearchConfig) -> list[Finding]:
+    """The most relevant sentences of each passage; a passage's lead sentence when no
+    sentence shares a term (it usually names what the passage is about — the next hop)."""
+    question = sub_question["question_text"]
+    out: list[Finding] = []
+    for item in retrieved:
+        source = item.source
+        units = [s for s in sentences(source["text"]) if is_prose(s.text)]
+        scored = sorted(((0.6 * term_overlap(question, s.text) + 0.4 * term_overlap(item.query, s.text),
+                          i, s) for i, s in enumerate(units)), key=lambda t: (-t[0], t[1]))
+        chosen = [(score, s) for score, _, s in scored if score > 0][:config.findings_per_result]
+        if not chosen and units and item.rank < 2:
+            chosen = [(0.0, units[0])]
+        for score, sentence in chosen:
+            out.append(Finding(
+                finding_id=_finding_id(sub_question["sub_question_id"], source["source_id"],
+                                       sentence.start),
+                sub_question_id=sub_question["sub_question_id"], text=sentence.text,
+                source_id=source["source_id"], quote=sentence.text, quote_start=sentence.start,
+                quote_end=sentence.end, confidence=_confidence(item.rank, min(1.0, score)),
+                relevance=round(score, 3), iteration=iteration, query=item.query,
+                method="extractive"))
+    return out
+
+
+async def llm_findings(deps: ResearchDeps, sub_question: SubQuestion, retrieved: list[Retrieved],
+                       iteration: int) -> list[Finding]:
+    """Model-proposed statements; a quote that cannot be found in its passage is dropped."""
+    passages = retrieved[:8]
+    context = "\n".join(quote_untrusted(f"passage {i}: {r.source['title']}", r.source["text"], 1200)
+                        for i, r in enumerate(passages, start=1))
+    result = await ask_structured(
+        deps, FindingsOutput, prompt="extract_findings", tier="low", node="research:findings",
+        user=f"Sub-question: {sub_question['question_text']}\n\n{context}",
+        fallback=lambda: FindingsOutput(findings=[]))
+    out: list[Finding] = []
+    for proposed in result.value.findings:
+        index = proposed.source_number - 1
+        if not 0 <= index < len(passages):
+            continue
+        item = passages[index]
+        start = item.source["text"].find(proposed.quote.strip())
+        if start < 0 or len(proposed.quote.strip()) < 15:
+            continue
+        quote = proposed.quote.strip()
+        relevance = term_overlap(sub_question["question_text"], quote)
+        out.append(Finding(
+            finding_id=_finding_id(sub_question["sub_question_id"], item.source["source_id"], start),
+            sub_question_id=sub_question["sub_question_id"], text=proposed.statement.strip() or quote,
+            source_id=item.source["source_id"], quote=quote, quote_start=start,
+            quote_end=start + len(quote), confidence=_confidence(item.rank, max(relevance, 0.5)),
+            relevance=round(relevance, 3), iteration=iteration, query=item.query, method="llm"))
+    return out
+
+
+def validate_findings(candidates: list[Finding], known: list[Finding],
+                      texts: dict[str, str]) -> list[Finding]:
+    """Keep findings whose quote sits at its offsets in the stored span, that are not
+    near-duplicates of known ones, and that are not instructions aimed at a model."""
+    kept: list[Finding] = []
+    seen_ids = {f["finding_id"] for f in known}
+    for finding in candidates:
+        text = texts.get(finding["source_id"], "")
+        if text[finding["quote_start"]:finding["quote_end"]] != finding["quote"]:
+            continue
+        if finding["finding_id"] in seen_ids or looks_like_injection(finding["quote"]):
+            continue
+        if any(similar_text(finding["quote"], other["quote"], 0.85) for other in [*known, *kept]):
+            continue
+        seen_ids.add(finding["finding_id"])
+        kept.append(finding)
+    return kept

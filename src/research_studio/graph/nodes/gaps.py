@@ -1,0 +1,106 @@
+"""detect_gaps (seed 003 nodes 7–8): confidence per outline section, what is missing,
+conflicting evidence, refinement queries — and whether another research round is worth it."""
+
+from __future__ import annotations
+
+import re
+
+from langgraph.runtime import Runtime
+
+from research_studio.config import ResearchConfig
+from research_studio.graph.deps import ResearchDeps
+from research_studio.graph.nodes.common import run_config
+from research_studio.graph.nodes.strategy import follow_up_queries
+from research_studio.graph.text_analysis import content_terms, similar_text
+from research_studio.state import Finding, ResearchState, SubQuestion
+
+_NUMBER = re.compile(r"\b\d[\d,.]*\b")
+REFINEMENT_ITERATIONS = 2
+
+
+def section_confidence(sub_question: SubQuestion, findings: list[Finding],
+                       config: ResearchConfig) -> float:
+    """The sub-question's answer confidence, scaled down while evidence is scarce."""
+    synthesis = sub_question.get("synthesis") or {}
+    base = float(synthesis.get("confidence", 0.0))
+    return round(base * min(1.0, len(findings) / max(1, config.min_findings)), 3)
+
+
+def conflicting_pairs(findings: list[Finding]) -> list[tuple[str, str]]:
+    """Findings about the same thing that state different numbers."""
+    pairs = []
+    for i, a in enumerate(findings):
+        numbers_a = set(_NUMBER.findall(a["text"]))
+        for b in findings[i + 1:]:
+            numbers_b = set(_NUMBER.findall(b["text"]))
+            if (numbers_a and numbers_b and not numbers_a & numbers_b
+                    and a["source_id"] != b["source_id"] and similar_text(a["text"], b["text"], 0.5)):
+                pairs.append((a["finding_id"], b["finding_id"]))
+    return pairs
+
+
+def decide(rounds_done: int, confidence: float, previous: float, gaps: int,
+           config: ResearchConfig) -> tuple[str, str]:
+    """Seed 003's route_after_gap_detection, as a pure function."""
+    if rounds_done >= config.max_gap_rounds:
+        return "proceed", "max_gap_rounds"
+    if confidence >= config.gap_confidence_target:
+        return "proceed", "confidence_target_met"
+    if rounds_done > 1 and confidence - previous < config.min_confidence_gain:
+        return "proceed", "diminishing_returns"
+    if not gaps:
+        return "proceed", "no_gaps"
+    return "refine", "gaps_remain"
+
+
+async def detect_gaps_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
+    config = run_config(state)
+    sub_questions = state.get("sub_questions", [])
+    findings = state.get("findings", [])
+    sources = state.get("sources", {})
+    by_sq = {sq["sub_question_id"]: [f for f in findings if f["sub_question_id"] == sq["sub_question_id"]]
+             for sq in sub_questions}
+    sections = {sq["sub_question_id"]: section_confidence(sq, by_sq[sq["sub_question_id"]], config)
+                for sq in sub_questions}
+    weights = sum(sq.get("priority", 1.0) for sq in sub_questions) or 1.0
+    overall = round(sum(sections[sq["sub_question_id"]] * sq.get("priority", 1.0)
+                        for sq in sub_questions) / weights, 3)
+    gaps, refinements = [], []
+    for sq in sub_questions:
+        sq_id = sq["sub_question_id"]
+        evidence = " ".join(sources.get(f["source_id"], {}).get("text", "") for f in by_sq[sq_id])
+        missing = sorted(content_terms(sq["question_text"]) - content_terms(evidence))
+        conflicts = conflicting_pairs(by_sq[sq_id])
+        weak = len(by_sq[sq_id]) < config.min_findings or sections[sq_id] < config.min_confidence
+        if not (weak or conflicts):
+            continue
+        queries = follow_up_queries(sq, by_sq[sq_id], sources, 2)
+        if missing:
+            queries.append(f"{sq['question_text']} {' '.join(missing[:3])}")
+        queries = [q for q in dict.fromkeys(queries)
+                   if q.lower() not in {d.lower() for d in sq.get("queries_done", [])}]
+        gaps.append({"sub_question_id": sq_id, "confidence": sections[sq_id],
+                     "missing_terms": missing[:5], "conflicts": conflicts,
+                     "reason": "conflicting evidence" if conflicts else "weak evidence"})
+        if queries:
+            refinements.append((sq, queries[:2]))
+    rounds_done = state.get("research_round", 0) + 1
+    previous = state.get("overall_confidence", 0.0)
+    decision, reason = decide(rounds_done, overall, previous, len(refinements), config)
+    update: dict = {
+        "stage": "detect_gaps", "section_confidence": sections, "overall_confidence": overall,
+        "previous_confidence": previous, "knowledge_gaps": gaps, "gap_decision": decision,
+        "refinement_queries": [q for _, qs in refinements for q in qs],
+        "research_round": rounds_done,
+        "gap_rounds": [{"round": rounds_done, "overall_confidence": overall, "gaps": len(gaps),
+                        "decision": decision, "reason": reason}],
+        "trace": [{"node": "detect_gaps", "decision": decision, "reason": reason,
+                   "confidence": overall}],
+    }
+    if decision == "refine":
+        update["sub_questions"] = [{**sq, "status": "pending", "queued_queries": qs,
+                                    "refinement_budget": REFINEMENT_ITERATIONS}
+                                   for sq, qs in refinements]
+    runtime.context.emit("gaps", {"round": rounds_done, "gaps": len(gaps), "decision": decision,
+                                  "overall_confidence": overall})
+    return update

@@ -1,0 +1,135 @@
+"""Plan (seeds 000, 001, 003): sub-questions with priorities, outline and budgets.
+
+The model proposes a decomposition; it is kept only if it is useful (2–5 distinct
+sub-questions that are not copies of the question). Otherwise a deterministic,
+retrieval-driven decomposition is used, and flat mode researches the question as one
+sub-question. The path taken is recorded.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import UTC, datetime
+
+from langgraph.runtime import Runtime
+
+from research_studio.config import ResearchConfig
+from research_studio.graph.deps import ResearchDeps
+from research_studio.graph.nodes.common import ask_structured, research_query, run_config
+from research_studio.graph.nodes.schemas import DecompositionOutput
+from research_studio.graph.text_analysis import content_terms, entities, similar_text
+from research_studio.state import ResearchState, SubQuestion
+
+_CLAUSE_SPLIT = re.compile(r"\s*(?:;|,\s*and\s+|\s+and\s+(?=(?:what|how|why|when|where|who|which)\b)"
+                           r"|\s+(?:versus|vs\.?|compared (?:to|with))\s+)\s*", re.IGNORECASE)
+
+
+def allocate_iterations(priorities: list[float], config: ResearchConfig) -> list[int]:
+    """Seed 001 section 5.1: (max_iterations − decomposition − meta-synthesis) shared by
+    priority weight, rounded half up, clamped to the per-sub-question min and max."""
+    research_budget = max(0, config.max_iterations - 2)
+    total = sum(priorities) or 1.0
+    return [min(config.sub_question_max_iterations,
+                max(config.sub_question_min_iterations,
+                    math.floor(research_budget * p / total + 0.5))) for p in priorities]
+
+
+def allocate_cost(count: int, config: ResearchConfig) -> dict[str, float]:
+    """Seed 001 section 5.2: reserve the syntheses, share the rest equally."""
+    reserved = (config.decomposition_cost_usd + count * config.sub_question_synthesis_cost_usd
+                + config.meta_synthesis_cost_usd)
+    research = max(0.0, config.max_total_cost_usd - reserved)
+    return {"total_usd": config.max_total_cost_usd, "reserved_synthesis_usd": round(reserved, 4),
+            "research_usd": round(research, 4),
+            "per_sub_question_usd": round(research / count, 4) if count else 0.0}
+
+
+def useful_sub_questions(question: str, proposed: list[str], config: ResearchConfig) -> list[int]:
+    """Indexes of proposed sub-questions that are neither copies of the question, nor
+    duplicates of each other, nor empty of content."""
+    kept: list[int] = []
+    for i, text in enumerate(proposed):
+        if not content_terms(text) or similar_text(text, question, 0.9):
+            continue
+        if any(similar_text(text, proposed[j], 0.8) for j in kept):
+            continue
+        kept.append(i)
+    return kept[:config.max_sub_questions]
+
+
+def deterministic_decomposition(question: str, subject: str, deps: ResearchDeps,
+                                config: ResearchConfig) -> list[tuple[str, float, str]]:
+    """Split on clauses when the question has several parts; otherwise research the
+    question itself plus the entities the knowledge base links it to (retrieval-driven
+    hops), then background on the subject."""
+    parts = [p.strip(" ?.") for p in _CLAUSE_SPLIT.split(question) if len(content_terms(p)) >= 2]
+    if len(parts) >= 2:
+        return [(f"{p}?", 1.0 if i == 0 else 0.8, "part of a multi-part question")
+                for i, p in enumerate(parts[:config.max_sub_questions])]
+    plan = [(question, 1.0, "the question itself, researched directly")]
+    if deps.kb is not None:
+        hits = deps.kb.search(question, k=5)
+        asked = question.lower()
+        linked = [e for e in entities(" ".join(h.text for h in hits)) if e.lower() not in asked]
+        for entity in linked[:max(0, config.max_sub_questions - 2)]:
+            plan.append((f"What does the evidence say about {entity} in relation to {subject}?",
+                         0.7, f"entity linked to the question in retrieved evidence: {entity}"))
+    if len(plan) < config.max_sub_questions and subject.lower() not in question.lower()[:len(subject) + 5]:
+        plan.append((f"What background is needed about {subject}?", 0.5, "background"))
+    if len(plan) < config.min_sub_questions:
+        plan.append((f"What background is needed about {subject}?", 0.5, "background"))
+    return plan[:config.max_sub_questions]
+
+
+def _records(plan: list[tuple[str, float, str]], strategy: str,
+             config: ResearchConfig) -> list[SubQuestion]:
+    budgets = allocate_iterations([p for _, p, _ in plan], config)
+    cost = allocate_cost(len(plan), config)["per_sub_question_usd"]
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    return [SubQuestion(
+        sub_question_id=f"sq_{i:03d}", parent_question_id=None, question_text=text, depth_level=0,
+        priority=priority, rationale=rationale, strategy=strategy, status="pending",
+        iteration_count=0, iteration_budget=budget, cost_budget_usd=cost, finding_ids=[],
+        queued_queries=[], queries_done=[], synthesis=None, quality_score=0.0, stop_reason="",
+        created_at=now) for i, ((text, priority, rationale), budget)
+        in enumerate(zip(plan, budgets, strict=True), start=1)]
+
+
+async def plan_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
+    deps = runtime.context
+    config = run_config(state)
+    question = research_query(state)
+    subject = state.get("query_analysis", {}).get("primary_subject") or question
+    outline: list[str] = []
+    if state.get("mode") == "flat":
+        budget = min(config.sub_question_max_iterations,
+                     max(config.sub_question_min_iterations, config.max_iterations - 2))
+        plan, strategy, path = [(question, 1.0, "flat research of the whole question")], "flat", "flat"
+        sub_questions = _records(plan, strategy, config)
+        sub_questions[0]["iteration_budget"] = budget
+    else:
+        result = await ask_structured(
+            deps, DecompositionOutput, prompt="plan", tier="medium", node="plan",
+            user=f"Question: {question}\nMain subject: {subject}", max_tokens=320,
+            fallback=lambda: DecompositionOutput.model_construct(strategy="multi_faceted", sub_questions=[],
+                                                 outline=["Answer", "Evidence"]))
+        proposed = [s.question for s in result.value.sub_questions]
+        kept = useful_sub_questions(question, proposed, config)
+        if result.path != "fallback" and len(kept) >= config.min_sub_questions:
+            chosen = [result.value.sub_questions[i] for i in kept]
+            plan = [(s.question, float(s.priority), s.rationale) for s in chosen]
+            strategy, path, outline = result.value.strategy, "llm", list(result.value.outline)
+        else:
+            plan = deterministic_decomposition(question, subject, deps, config)
+            strategy, path = "retrieval_driven", "deterministic"
+        sub_questions = _records(plan, strategy, config)
+    outline = outline or [sq["question_text"] for sq in sub_questions]
+    tree = {"root": question, "strategy": strategy, "path": path,
+            "children": [sq["sub_question_id"] for sq in sub_questions]}
+    budget = {**allocate_cost(len(sub_questions), config),
+              "iterations": {sq["sub_question_id"]: sq["iteration_budget"] for sq in sub_questions}}
+    deps.emit("plan", {"sub_questions": sub_questions, "path": path})
+    return {"sub_questions": sub_questions, "decomposition_tree": tree, "decomposition_path": path,
+            "outline": outline, "budget": budget, "stage": "plan", "research_round": 0,
+            "trace": [{"node": "plan", "decision": path, "sub_questions": len(sub_questions)}]}

@@ -1,0 +1,70 @@
+"""select_strategy (seeds 000/001): plan 1–3 search tasks for the next iteration.
+
+Breadth searches the sub-question (and any refinement queries from gap detection);
+depth follows the entities found in evidence — the retrieval-driven hops that let a
+multi-hop question reach its second and third paragraph; hybrid mixes both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from research_studio.config import ResearchConfig
+from research_studio.graph.text_analysis import content_terms, entities
+from research_studio.state import Finding, Source, SubQuestion
+
+
+@dataclass(frozen=True)
+class Task:
+    tool: str  # "kb" or "web"
+    query: str
+    kind: str  # breadth | depth | refinement
+
+
+def follow_up_queries(sub_question: SubQuestion, findings: list[Finding],
+                      sources: dict[str, Source], limit: int) -> list[str]:
+    """Entity hops: names in the best evidence that the question does not mention,
+    paired with the question terms that evidence did not answer."""
+    question = sub_question["question_text"]
+    asked = question.lower()
+    done = {q.lower() for q in sub_question.get("queries_done", [])}
+    wanted = content_terms(question)
+    queries: list[str] = []
+    for finding in sorted(findings, key=lambda f: -f.get("confidence", 0.0)):
+        source = sources.get(finding["source_id"], {})
+        passage = source.get("text", finding["text"])
+        missing = [t for t in sorted(wanted) if t not in content_terms(passage)]
+        for entity in entities(f"{source.get('title', '')}. {passage}", limit=6):
+            if entity.lower() in asked or any(entity.lower() in q for q in done):
+                continue
+            query = f"{entity} {' '.join(missing[:4])}".strip()
+            if query.lower() not in done and query not in queries:
+                queries.append(query)
+            break  # one hop per piece of evidence keeps the hops diverse
+        if len(queries) >= limit:
+            break
+    return queries
+
+
+def select_strategy(sub_question: SubQuestion, iteration: int, findings: list[Finding],
+                    sources: dict[str, Source], config: ResearchConfig,
+                    web_enabled: bool) -> list[Task]:
+    limit = max(1, config.max_tasks_per_iteration)
+    done = {q.lower() for q in sub_question.get("queries_done", [])}
+    breadth = [sub_question["question_text"], *sub_question.get("queued_queries", [])]
+    breadth = [q for q in dict.fromkeys(breadth) if q.lower() not in done]
+    depth = follow_up_queries(sub_question, findings, sources, limit)
+    if config.strategy == "breadth" or (iteration == 0 and config.strategy != "depth"):
+        ordered = [Task("kb", q, "breadth") for q in breadth] + [Task("kb", q, "depth") for q in depth]
+    elif config.strategy == "depth":
+        ordered = [Task("kb", q, "depth") for q in depth] + [Task("kb", q, "breadth") for q in breadth]
+    else:  # hybrid: alternate hops and remaining breadth queries
+        ordered = []
+        for pair in zip(depth, breadth, strict=False):
+            ordered += [Task("kb", pair[0], "depth"), Task("kb", pair[1], "breadth")]
+        ordered += [Task("kb", q, "depth") for q in depth[len(breadth):]]
+        ordered += [Task("kb", q, "breadth") for q in breadth[len(depth):]]
+    tasks = ordered[:limit]
+    if web_enabled and iteration == 0 and tasks:
+        tasks = [*tasks[:limit - 1], Task("web", sub_question["question_text"], "breadth")]
+    return tasks

@@ -1,0 +1,335 @@
+"""Node 9 (seed 003): the trust engine — credibility, atomic claims, span verification,
+cross-validation, confidence and the hallucination score.
+
+Deterministic on purpose: a claim is a key insight's own sentence and it only counts as
+supported where its quote can be found again in a stored source, so the report writer (which
+sees nothing but claims) cannot cite text that no source contains.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Callable, Sequence
+from difflib import SequenceMatcher
+from urllib.parse import urlsplit
+
+import numpy as np
+from langgraph.runtime import Runtime
+
+from research_studio.config import ResearchConfig
+from research_studio.graph.deps import ResearchDeps
+from research_studio.graph.nodes.domain_synthesis import numbers_disagree, numeric_tokens
+from research_studio.state import Claim, FactSheet, Finding, KeyInsight, ResearchState, Source
+
+SimilarityFn = Callable[[list[str], list[str]], np.ndarray]
+
+KB_CREDIBILITY = 0.8
+TRUSTED_WEB_CREDIBILITY = 0.9
+WEB_CREDIBILITY = 0.5
+CROSS_VALIDATION_BONUS = 0.15
+DEFAULT_CONFIDENCE = 0.5
+KNOWN_REFERENCES = ("wikipedia.org", "nature.com", "arxiv.org", "who.int", "python.org")
+INSTITUTIONAL_LABELS = ("gov", "edu", "int")
+_REFINE_MARGIN = 0.1  # windows this far below the threshold are not worth refining
+_GRAM = 4  # character q-grams that locate candidate windows
+_CANDIDATES = 2  # candidate windows that get a full ratio
+_CANDIDATE_DENSITY = 0.8  # ... if their q-gram density is close to the best one's
+
+
+# ---- credibility -----------------------------------------------------------------------------
+def _host(source: Source) -> str:
+    url = source.get("url") or source.get("location") or ""
+    host = (urlsplit(url).hostname or "").lower()
+    return host.removeprefix("www.")
+
+
+def _kind(source: Source) -> str:
+    return source.get("kind") or source.get("source_id", "").split(":", 1)[0]
+
+
+def source_credibility(source: Source) -> float:
+    """A curated knowledge base beats the open web; institutions and references beat the rest."""
+    if _kind(source) == "kb":
+        score = KB_CREDIBILITY
+    else:
+        host = _host(source)
+        labels = host.split(".")
+        institutional = any(label in INSTITUTIONAL_LABELS for label in labels[-2:]) and len(labels) > 1
+        reference = any(host == ref or host.endswith("." + ref) for ref in KNOWN_REFERENCES)
+        score = TRUSTED_WEB_CREDIBILITY if institutional or reference else WEB_CREDIBILITY
+    return min(1.0, max(0.0, score))
+
+
+def independence_key(source: Source) -> str:
+    """Sources are independent when they are different documents (kb) or sites (web)."""
+    if _kind(source) == "kb":
+        doc = source.get("doc_id") or source.get("source_id", "")
+        return f"kb:{source.get('kb', '')}:{doc}"
+    return f"web:{_host(source) or source.get('source_id', '')}"
+
+
+# ---- span verification -----------------------------------------------------------------------
+def _normalise(text: str) -> tuple[str, list[int]]:
+    """Lower-cased text with whitespace runs collapsed, and each character's original offset."""
+    chars: list[str] = []
+    offsets: list[int] = []
+    pending_space = False
+    for index, char in enumerate(text):
+        if char.isspace():
+            pending_space = bool(chars)
+            continue
+        if pending_space:
+            chars.append(" ")
+            offsets.append(index - 1)
+            pending_space = False
+        for lowered in char.lower():
+            chars.append(lowered)
+            offsets.append(index)
+    return "".join(chars), offsets
+
+
+def _span(offsets: list[int], start: int, end: int) -> tuple[int, int]:
+    """Original [start, end) of normalised [start, end)."""
+    return offsets[start], offsets[end - 1] + 1
+
+
+def _align(blocks: list, lo: int, hi: int, size: int, limit: int) -> tuple[int, int]:
+    """Project the needle onto the text through the matching blocks of the window [lo, hi)
+    (noise blocks of one or two characters ignored): the first block fixes where the needle
+    starts, the last where it ends, even past the window's edges."""
+    solid = [b for b in blocks if b.size >= 3]
+    if not solid:
+        return lo, hi
+    first, last = solid[0], solid[-1]
+    start = max(0, lo + first.a - first.b)
+    end = min(limit, lo + last.a + last.size + (size - last.b - last.size))
+    return start, max(end, start + 1)
+
+
+def _gram_density(needle: str, haystack: str) -> list[int]:
+    """For each window start, how many of the window's character q-grams occur in the needle.
+
+    Unlike ``quick_ratio``'s bag of characters this keeps local order, so it still points at
+    the right place in repetitive text; prefix sums make every start cost O(1)."""
+    q = min(_GRAM, len(needle))
+    grams = {needle[i:i + q] for i in range(len(needle) - q + 1)}
+    hits = [0]
+    for i in range(max(0, len(haystack) - q + 1)):
+        hits.append(hits[-1] + (haystack[i:i + q] in grams))
+    span = max(1, len(needle) - q + 1)
+    last = max(0, len(haystack) - len(needle))
+    return [hits[min(len(hits) - 1, start + span)] - hits[min(len(hits) - 1, start)]
+            for start in range(last + 1)]
+
+
+def _peaks(density: list[int], spacing: int, count: int) -> list[int]:
+    """The ``count`` densest window starts at least ``spacing`` apart (ties: leftmost)."""
+    chosen: list[int] = []
+    for start in sorted(range(len(density)), key=lambda i: -density[i]):
+        if all(abs(start - other) >= spacing for other in chosen):
+            chosen.append(start)
+            if len(chosen) == count:
+                break
+    return chosen
+
+
+def _best_window(needle: str, haystack: str, threshold: float) -> tuple[float, int, int]:
+    """Find the needle-sized window most like the needle, then refine its edges.
+
+    Candidate windows come from a q-gram density profile over every start (cheap, O(n));
+    only the densest two, a quarter of the needle apart at least, get a full ``ratio``, and
+    the winner is re-aligned through its own matching blocks, which fixes both edges at once.
+    A full ratio costs a few ms at 300 chars, so at most three are run.
+    """
+    matcher = SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(needle)
+    size, limit = len(needle), len(haystack)
+    cache: dict[tuple[int, int], tuple[float, list]] = {}
+
+    def score(window: tuple[int, int]) -> float:
+        if window not in cache:
+            matcher.set_seq1(haystack[window[0]:window[1]])
+            cache[window] = (matcher.ratio(), matcher.get_matching_blocks())
+        return cache[window][0]
+
+    density = _gram_density(needle, haystack)
+    starts = _peaks(density, max(1, size // 4), _CANDIDATES)
+    starts = [s for s in starts if density[s] >= _CANDIDATE_DENSITY * density[starts[0]]]
+    window = max(((s, min(limit, s + size)) for s in starts), key=score)
+    best = score(window)
+    if best >= threshold - _REFINE_MARGIN:
+        aligned = _align(cache[window][1], *window, size, limit)
+        if score(aligned) > best:
+            window, best = aligned, score(aligned)
+    return best, *window
+
+
+def locate_quote(quote: str, text: str, threshold: float) -> dict:
+    """Where ``quote`` sits in ``text``: exact, then case/whitespace-insensitive, then fuzzy."""
+    if not quote.strip() or not text:
+        return {"method": "none", "ratio": 0.0}
+    index = text.find(quote)
+    if index >= 0:
+        return {"method": "exact", "ratio": 1.0, "start": index, "end": index + len(quote)}
+    norm_text, offsets = _normalise(text)
+    norm_quote = _normalise(quote)[0]
+    index = norm_text.find(norm_quote)
+    if index >= 0:
+        start, end = _span(offsets, index, index + len(norm_quote))
+        return {"method": "exact", "ratio": 1.0, "start": start, "end": end}
+    ratio, start, end = _best_window(norm_quote, norm_text, threshold)
+    if ratio >= threshold and end > start:
+        start, end = _span(offsets, start, end)
+        return {"method": "fuzzy", "ratio": round(ratio, 4), "start": start, "end": end}
+    return {"method": "none", "ratio": round(ratio, 4)}
+
+
+# ---- claims ----------------------------------------------------------------------------------
+def _claim_findings(insight: KeyInsight, findings_by_id: dict[str, Finding]) -> list[Finding]:
+    """The insight's findings that exist and point at a source: a claim's only ground."""
+    found = (findings_by_id.get(fid) for fid in insight.get("finding_ids", []))
+    return [f for f in found if f and f.get("source_id") and f.get("text", "").strip()]
+
+
+def extract_claims(fact_sheets: Sequence[FactSheet],
+                   findings_by_id: dict[str, Finding]) -> list[Claim]:
+    """One atomic claim per key insight, worded by its leading finding (never paraphrased).
+
+    ``source_ids`` are still candidates here; verification keeps the ones that hold the quote.
+    """
+    claims: list[Claim] = []
+    for sheet in fact_sheets:
+        for insight in sheet.get("key_insights", []):
+            grounds = _claim_findings(insight, findings_by_id)
+            if not grounds:
+                continue
+            lead = grounds[0]
+            candidates = [*insight.get("source_ids", []), *(f["source_id"] for f in grounds)]
+            claims.append({
+                "claim_id": f"c{len(claims) + 1:03d}",
+                "text": lead["text"],
+                "sub_question_id": sheet.get("domain", lead.get("sub_question_id", "")),
+                "finding_ids": [f["finding_id"] for f in grounds],
+                "source_ids": list(dict.fromkeys(candidates)),
+                "quote": lead.get("quote") or lead["text"],
+                # the finding's confidence until score_claim turns it into the claim's
+                "confidence": lead.get("confidence", insight.get("confidence", DEFAULT_CONFIDENCE)),
+            })
+    return claims
+
+
+def _quote_for(source_id: str, claim: Claim, findings_by_id: dict[str, Finding]) -> str:
+    """A merged insight's finding from this very source carries the quote to look for there."""
+    for finding_id in claim.get("finding_ids", []):
+        finding = findings_by_id.get(finding_id, {})
+        if finding.get("source_id") == source_id:
+            return finding.get("quote") or finding.get("text") or claim.get("quote", "")
+    return claim.get("quote", "")
+
+
+def verify_spans(claim: Claim, sources: dict[str, Source], findings_by_id: dict[str, Finding],
+                 threshold: float) -> dict[str, dict]:
+    """Span check of the claim's quote in every candidate source's stored text."""
+    checked: dict[str, dict] = {}
+    for source_id in claim.get("source_ids", []):
+        text = sources.get(source_id, {}).get("text", "")
+        checked[source_id] = locate_quote(_quote_for(source_id, claim, findings_by_id), text,
+                                          threshold)
+    return checked
+
+
+def _verified(checked: dict[str, dict]) -> list[str]:
+    return [sid for sid, result in checked.items() if result["method"] != "none"]
+
+
+def _independent_keys(source_ids: Sequence[str], sources: dict[str, Source]) -> set[str]:
+    return {independence_key(sources[sid]) for sid in source_ids if sid in sources}
+
+
+def corroborations(claims: Sequence[Claim], verified: dict[str, list[str]],
+                   sources: dict[str, Source], similarity: SimilarityFn,
+                   threshold: float) -> dict[str, list[str]]:
+    """Per claim, the sources of *other* verified claims that independently say the same:
+    similar enough, no conflicting numbers, and at least one source of a different document."""
+    ids = [c["claim_id"] for c in claims if verified.get(c["claim_id"])]
+    if len(ids) < 2:
+        return {}
+    by_id = {c["claim_id"]: c for c in claims}
+    texts = [by_id[cid]["text"] for cid in ids]
+    sim = np.asarray(similarity(texts, texts))
+    numbers = [numeric_tokens(t) for t in texts]
+    keys = [_independent_keys(verified[cid], sources) for cid in ids]
+    found: dict[str, list[str]] = {}
+    for i, cid in enumerate(ids):
+        for j, other in enumerate(ids):
+            if (i != j and sim[i, j] >= threshold and not numbers_disagree(numbers[i], numbers[j])
+                    and keys[j] - keys[i]):
+                found.setdefault(cid, []).extend(verified[other])
+    return {cid: list(dict.fromkeys(extra)) for cid, extra in found.items()}
+
+
+def score_claim(claim: Claim, checked: dict[str, dict], extra_sources: list[str],
+                credibility: dict[str, float], sources: dict[str, Source],
+                config: ResearchConfig) -> Claim:
+    """Confidence = credibility x match ratio x finding confidence, bonus when corroborated."""
+    verified = _verified(checked)
+    if not verified:
+        attempts = sorted(checked.items(), key=lambda kv: -kv[1].get("ratio", 0.0))
+        best_attempt = attempts[0] if attempts else (None, {"method": "none", "ratio": 0.0})
+        return {**claim, "source_ids": [], "status": "unverified", "confidence": 0.0,
+                "verification": {"source_id": best_attempt[0], **best_attempt[1],
+                                 "checked": checked}}
+    best = max(verified, key=lambda sid: credibility.get(sid, 0.0) * checked[sid]["ratio"])
+    base = credibility.get(best, 0.0) * checked[best]["ratio"] * claim.get(
+        "confidence", DEFAULT_CONFIDENCE)
+    confidence = round(base, 3)
+    cross = len(_independent_keys(verified, sources)) >= 2 or bool(extra_sources)
+    if cross:
+        confidence = round(min(1.0, confidence + CROSS_VALIDATION_BONUS), 3)
+        status = "cross_validated"
+    elif confidence >= config.verified_confidence:
+        status = "verified"
+    else:
+        status = "single_source"
+    return {**claim, "source_ids": list(dict.fromkeys([*verified, *extra_sources])),
+            "status": status, "confidence": confidence,  # type: ignore[typeddict-item]
+            "verification": {"source_id": best, **checked[best], "checked": checked}}
+
+
+def hallucination_score(claims: Sequence[Claim]) -> float:
+    """Share of claims no source supports (seed 003's '% unsupported claims')."""
+    if not claims:
+        return 0.0
+    return round(sum(1 for c in claims if c.get("status") == "unverified") / len(claims), 3)
+
+
+def trust_engine(fact_sheets: Sequence[FactSheet], findings: Sequence[Finding],
+                 sources: dict[str, Source], config: ResearchConfig,
+                 similarity: SimilarityFn) -> dict:
+    """Claims, per-source credibility and the hallucination score (the node without I/O)."""
+    findings_by_id = {f["finding_id"]: f for f in findings if f.get("finding_id")}
+    credibility = {sid: source_credibility(source) for sid, source in sources.items()}
+    claims = extract_claims(fact_sheets, findings_by_id)
+    checked = {c["claim_id"]: verify_spans(c, sources, findings_by_id, config.fuzzy_match_threshold)
+               for c in claims}
+    verified = {cid: _verified(results) for cid, results in checked.items()}
+    extra = corroborations(claims, verified, sources, similarity, config.cross_validation_similarity)
+    scored = [score_claim(c, checked[c["claim_id"]], extra.get(c["claim_id"], []), credibility,
+                          sources, config) for c in claims]
+    return {"claims": scored, "source_credibility": credibility,
+            "hallucination_score": hallucination_score(scored)}
+
+
+async def trust_engine_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
+    """Span matching and embeddings are CPU work, so they run in a worker thread."""
+    config = ResearchConfig(**(state.get("config") or {}))
+    result = await asyncio.to_thread(
+        trust_engine, state.get("fact_sheets") or [], state.get("findings") or [],
+        dict(state.get("sources") or {}), config, runtime.context.similarity)
+    statuses = Counter(c["status"] for c in result["claims"])
+    runtime.context.emit("trust", {"claims": len(result["claims"]), "statuses": dict(statuses),
+                                   "hallucination_score": result["hallucination_score"]})
+    return {**result, "stage": "trust",
+            "trace": [{"node": "trust", "claims": len(result["claims"]), **statuses,
+                       "hallucination_score": result["hallucination_score"]}]}

@@ -1,0 +1,174 @@
+"""write (seeds 001 meta-synthesis, 003 writer): the cited report, from verified claims only.
+
+Marks ✓✓ cross-validated / ✓ verified / ⚠ single source, cites inline [S1] with a numbered
+source list down to the chunk and character span, states limitations and open gaps, and
+ends with research metadata. With a capable model the summary is written by the model
+from numbered claims and every sentence without a claim citation is dropped; if that
+fails, the report falls back to the sub-question answers (seed 001), with the status kept.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from langgraph.runtime import Runtime
+
+from research_studio.graph.deps import ResearchDeps
+from research_studio.graph.nodes.common import ask_structured, research_query
+from research_studio.graph.nodes.schemas import SummaryOutput
+from research_studio.graph.text_analysis import sentences, similar_text
+from research_studio.state import MARKERS, Claim, ResearchState, Source
+
+_CLAIM_REF = re.compile(r"\[C(\d+)\]")
+
+
+def _clean(text: str) -> str:
+    """One line of plain text: no markdown headings or stray brackets from sources."""
+    return " ".join(text.split()).lstrip("#>*- ").replace("[", "(").replace("]", ")")
+
+
+class Citations:
+    """Numbers sources S1, S2, … in order of first citation."""
+
+    def __init__(self, sources: dict[str, Source]) -> None:
+        self.sources = sources
+        self.numbers: dict[str, int] = {}
+
+    def cite(self, source_ids: list[str]) -> str:
+        refs = []
+        for sid in source_ids:
+            if sid in self.sources:
+                self.numbers.setdefault(sid, len(self.numbers) + 1)
+                refs.append(f"[S{self.numbers[sid]}]")
+        return "".join(refs)
+
+    def listing(self) -> list[str]:
+        lines = []
+        for sid, number in sorted(self.numbers.items(), key=lambda item: item[1]):
+            s = self.sources[sid]
+            where = s.get("url") or s.get("location", "")
+            span = f"chunk {s.get('chunk_id')}, characters {s.get('start')}–{s.get('end')}" \
+                if s.get("kind") == "kb" else f"characters {s.get('start')}–{s.get('end')}"
+            lines.append(f"[S{number}] {_clean(s.get('title', '') or sid)} — {where} ({span})")
+        return lines
+
+    def mapping(self) -> dict[str, str]:
+        return {f"S{n}": sid for sid, n in self.numbers.items()}
+
+
+def claim_line(claim: Claim, citations: Citations) -> str:
+    return f"{MARKERS[claim['status']]} {_clean(claim['text'])} {citations.cite(claim['source_ids'])}"
+
+
+def extractive_summary(claims_by_sq: list[tuple[dict, list[Claim]]], citations: Citations) -> str:
+    """Meta-synthesis without a capable model: the best verified claim of each part, in
+    priority order, joined into one paragraph (integrated, not repeated)."""
+    chosen: list[Claim] = []
+    for _, claims in claims_by_sq:
+        for claim in claims:
+            if not any(similar_text(claim["text"], c["text"], 0.7) for c in chosen):
+                chosen.append(claim)
+                break
+    return " ".join(f"{_clean(c['text'])} {MARKERS[c['status']]}{citations.cite(c['source_ids'])}"
+                    for c in chosen)
+
+
+async def model_summary(deps: ResearchDeps, question: str, claims: list[Claim],
+                        citations: Citations) -> str | None:
+    """The model integrates numbered claims; sentences without a valid claim citation go."""
+    numbered = claims[:20]
+    listing = "\n".join(f"[C{i}] {_clean(c['text'])}" for i, c in enumerate(numbered, start=1))
+    result = await ask_structured(
+        deps, SummaryOutput, prompt="write_summary", tier="high", node="write",
+        user=f"Question: {question}\n\nClaims:\n{listing}",
+        fallback=lambda: SummaryOutput(summary=""))
+    if result.path == "fallback" or not result.value.summary.strip():
+        return None
+    kept = []
+    for sentence in sentences(result.value.summary, min_chars=5):
+        refs = [int(n) for n in _CLAIM_REF.findall(sentence.text) if 0 < int(n) <= len(numbered)]
+        if not refs:
+            continue  # a sentence that cannot be tied to a claim is dropped
+        body = _CLAIM_REF.sub("", sentence.text).strip()
+        sources = [sid for n in refs for sid in numbered[n - 1]["source_ids"]]
+        marker = min((MARKERS[numbered[n - 1]["status"]] for n in refs), key=len)
+        kept.append(f"{body} {marker}{citations.cite(list(dict.fromkeys(sources)))}")
+    return " ".join(kept) or None
+
+
+async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
+    deps = runtime.context
+    question = research_query(state)
+    sources = state.get("sources", {})
+    usable = [c for c in state.get("claims", []) if c.get("status") != "unverified"]
+    usable.sort(key=lambda c: -c.get("confidence", 0.0))
+    citations = Citations(sources)
+    claims_by_sq = [(sq, [c for c in usable if c.get("sub_question_id") == sq["sub_question_id"]])
+                    for sq in sorted(state.get("sub_questions", []), key=lambda s: -s.get("priority", 0))]
+    status = "extractive"
+    summary = None
+    if usable and deps.coordinator.is_strong("high"):
+        summary = await model_summary(deps, question, usable, citations)
+        status = "llm" if summary else "fallback_sub_answers"
+    if summary is None:
+        summary = extractive_summary(claims_by_sq, citations)
+    lines = [f"# {_clean(state['query'])[:200]}", "",
+             f"*Research Studio report — {state.get('mode', 'hierarchical')} mode, "
+             f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}*", "", "## Answer", ""]
+    lines.append(summary or "The research found no verified evidence for this question.")
+    lines += ["", "Markers: ✓✓ cross-validated by independent sources · ✓ verified in its source "
+              "· ⚠ single source, lower confidence.", ""]
+    if state.get("mode") == "hierarchical" or len(claims_by_sq) > 1:
+        lines += ["## Findings by sub-question", ""]
+    for sq, claims in claims_by_sq:
+        if len(claims_by_sq) > 1:
+            lines += [f"### {_clean(sq['question_text'])}", ""]
+        if claims:
+            lines += [f"- {claim_line(c, citations)}" for c in claims[:6]]
+        else:
+            lines.append("- No verified evidence was found for this part.")
+        lines.append("")
+    conflicts = [c for sheet in state.get("fact_sheets", []) for c in sheet.get("conflicts_resolved", [])]
+    if conflicts:
+        lines += ["## Conflicting evidence", ""]
+        lines += [f"- \"{_clean(c['topic'])}\": kept the best-supported version (disagreement "
+                  f"{c['disagreement_level']:.2f}; {len(c['resolved_from'])} findings compared)."
+                  for c in conflicts]
+        lines.append("")
+    patterns = state.get("cross_domain_patterns", [])
+    if patterns:
+        lines += ["## Connections across sub-questions", ""]
+        lines += [f"- {_clean(p['value'])} appears in {len(p['domains'])} parts of the research."
+                  for p in patterns[:5]]
+        lines.append("")
+    lines += ["## Limitations and open gaps", ""]
+    unverified = sum(1 for c in state.get("claims", []) if c.get("status") == "unverified")
+    texts = {sq["sub_question_id"]: sq["question_text"] for sq in state.get("sub_questions", [])}
+    limits = [f"{_clean(g.get('reason', 'gap'))} for \"{_clean(texts.get(g['sub_question_id'], ''))}\""
+              f" (confidence {g.get('confidence', 0):.2f})" for g in state.get("knowledge_gaps", [])]
+    if unverified:
+        limits.append(f"{unverified} candidate claims could not be verified against their sources "
+                      "and were left out.")
+    limits += sorted(set(state.get("errors", [])))[:5]
+    lines += [f"- {item}" for item in limits] or ["- None recorded."]
+    lines += ["", "## Sources", ""]
+    lines += citations.listing() or ["No sources were cited."]
+    by_status = {s: sum(1 for c in state.get("claims", []) if c.get("status") == s)
+                 for s in ("cross_validated", "verified", "single_source", "unverified")}
+    lines += ["", "## Research metadata", "",
+              f"- Mode: {state.get('mode')} ({state.get('mode_reason', '')}); decomposition: "
+              f"{state.get('decomposition_path', 'n/a')}",
+              f"- Sub-questions: {len(state.get('sub_questions', []))}; research rounds: "
+              f"{state.get('research_round', 0)}; iterations: "
+              f"{sum(sq.get('iteration_count', 0) for sq in state.get('sub_questions', []))}",
+              f"- Findings: {len(state.get('findings', []))}; sources retrieved: {len(sources)}; "
+              f"sources cited: {len(citations.numbers)}",
+              f"- Claims: {by_status['cross_validated']} cross-validated, {by_status['verified']} "
+              f"verified, {by_status['single_source']} single-source, {by_status['unverified']} "
+              f"unverified; hallucination score {state.get('hallucination_score', 0.0):.2f}",
+              f"- Overall confidence: {state.get('overall_confidence', 0.0):.2f}; report synthesis: "
+              f"{status}"]
+    return {"report_markdown": "\n".join(lines) + "\n", "citations": citations.mapping(),
+            "synthesis_status": status, "stage": "write", "status": "completed",
+            "trace": [{"node": "write", "decision": status, "cited": len(citations.numbers)}]}

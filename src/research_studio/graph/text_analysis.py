@@ -1,0 +1,81 @@
+"""Light text analysis for the deterministic paths: sentences with offsets, content terms,
+candidate entities. These let the pipeline stay grounded when the model cannot reason."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from research_studio.knowledge.lexical import tokenize
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n{2,}")
+_ENTITY = re.compile(r"\b(?:[A-Z][\w'’.-]*(?:\s+(?:of|the|de|la|von|van|and|&)?\s*[A-Z][\w'’.-]*){0,4})")
+_LEADING_FILLERS = frozenset(
+    "The A An In On At For From By With And But Or If When Where What Which Who Whom Whose Why "
+    "How Is Are Was Were Do Does Did This That These Those It Its He She They We You I".split())
+_QUESTION_TERMS = frozenset("also one many much".split())
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    start: int
+    end: int
+
+
+def sentences(text: str, min_chars: int = 20) -> list[Sentence]:
+    """Sentences of ``text`` with exact offsets (``text[start:end] == sentence.text``)."""
+    out: list[Sentence] = []
+    position = 0
+    for match in [*_SENTENCE_END.finditer(text), None]:
+        end = match.start() if match else len(text)
+        raw = text[position:end]
+        stripped = raw.strip()
+        if len(stripped) >= min_chars:
+            start = position + raw.index(stripped)
+            out.append(Sentence(stripped, start, start + len(stripped)))
+        position = match.end() if match else len(text)
+    return out
+
+
+def is_prose(text: str, max_chars: int = 400) -> bool:
+    """A readable statement: a few words, mostly letters, not a heading rule or code."""
+    words = text.split()
+    if len(words) < 4 or len(text) > max_chars:
+        return False
+    letters = sum(ch.isalpha() or ch.isspace() for ch in text)
+    return letters / len(text) >= 0.75
+
+
+def content_terms(text: str) -> set[str]:
+    """Lower-cased words that carry meaning (no stop words)."""
+    return {t for t in tokenize(text) if t not in _QUESTION_TERMS and len(t) > 1}
+
+
+def term_overlap(query: str, text: str) -> float:
+    """Share of the query's content terms found in ``text``."""
+    wanted = content_terms(query)
+    return len(wanted & content_terms(text)) / len(wanted) if wanted else 0.0
+
+
+def entities(text: str, limit: int = 12) -> list[str]:
+    """Capitalised phrases (names, titles, places), most frequent first."""
+    counts: dict[str, int] = {}
+    for match in _ENTITY.finditer(text):
+        words = match.group(0).strip(" .,'’").split()
+        while words and words[0] in _LEADING_FILLERS:
+            words = words[1:]
+        phrase = " ".join(words)
+        if ". " in phrase:  # ran over a sentence end
+            phrase = phrase.split(". ")[0]
+        if len(phrase) >= 3 and not phrase.isdigit():
+            counts[phrase] = counts.get(phrase, 0) + 1
+    return sorted(counts, key=lambda p: (-counts[p], -len(p)))[:limit]
+
+
+def similar_text(a: str, b: str, threshold: float = 0.8) -> bool:
+    """Near-duplicate test by content-term Jaccard (cheap, no model)."""
+    ta, tb = content_terms(a), content_terms(b)
+    if not ta or not tb:
+        return a.strip().lower() == b.strip().lower()
+    return len(ta & tb) / len(ta | tb) >= threshold

@@ -1,0 +1,219 @@
+"""The one place the research data shapes live.
+
+Records are TypedDicts (plain JSON in the checkpointer and the result JSON); the graph
+state merges parallel sub-agent updates with the reducers below.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, Literal, TypedDict
+
+ClaimStatus = Literal["cross_validated", "verified", "single_source", "unverified"]
+MARKERS: dict[str, str] = {"cross_validated": "✓✓", "verified": "✓", "single_source": "⚠"}
+
+
+class QueryAnalysis(TypedDict, total=False):
+    intent: str
+    query_class: str
+    primary_subject: str
+    topic_focus: str
+    temporal_scope: str
+    complexity: Literal["simple", "moderate", "complex"]
+    ambiguity_level: Literal["low", "medium", "high"]
+    needs_clarification: bool
+    clarification_question: str
+    suggested_template: str
+    method: Literal["llm", "fallback"]
+
+
+class SubQuestionSynthesis(TypedDict, total=False):
+    direct_answer: str
+    supporting_finding_ids: list[str]
+    caveats: list[str]
+    confidence: float
+    method: Literal["llm", "extractive"]
+
+
+class SubQuestion(TypedDict, total=False):
+    sub_question_id: str  # sq_001, sq_002, ...
+    parent_question_id: str | None
+    question_text: str
+    depth_level: int
+    priority: float  # 0..1
+    rationale: str
+    strategy: str  # decomposition strategy: comparison, multi_faceted, causal, ...
+    status: Literal["pending", "researching", "completed"]
+    iteration_count: int
+    iteration_budget: int
+    cost_budget_usd: float
+    finding_ids: list[str]
+    queued_queries: list[str]  # refinement queries from gap detection
+    refinement_budget: int  # iterations allowed in a gap-refinement round
+    queries_done: list[str]
+    synthesis: SubQuestionSynthesis | None
+    quality_score: float
+    stop_reason: str
+    created_at: str
+
+
+class Source(TypedDict, total=False):
+    source_id: str  # stable key: "kb:<kb>:<chunk_id>" or "web:<hash>"
+    kind: Literal["kb", "web"]
+    title: str
+    location: str  # file path / record location, or URL
+    url: str
+    kb: str
+    doc_id: str
+    chunk_id: str
+    text: str  # the stored span's text (a chunk, or an extracted page passage)
+    start: int  # offsets of ``text`` in the original document
+    end: int
+    retrieval_score: float
+    sub_question_ids: list[str]
+    credibility: float
+
+
+class Finding(TypedDict, total=False):
+    finding_id: str
+    sub_question_id: str
+    text: str  # the statement; for extractive findings an exact quote
+    source_id: str
+    quote: str  # exact text located in the source
+    quote_start: int  # offsets of ``quote`` inside Source.text
+    quote_end: int
+    confidence: float
+    relevance: float
+    iteration: int
+    query: str
+    method: Literal["extractive", "llm"]
+
+
+class Claim(TypedDict, total=False):
+    claim_id: str
+    text: str
+    sub_question_id: str
+    finding_ids: list[str]
+    source_ids: list[str]  # every source whose span supports the claim
+    quote: str
+    verification: dict[str, Any]  # {source_id, method: exact|fuzzy|none, ratio, start, end}
+    status: ClaimStatus
+    confidence: float
+
+
+class KeyInsight(TypedDict, total=False):
+    insight: str
+    type: Literal["fact", "quantitative", "temporal", "definition", "opinion"]
+    confidence: float
+    finding_ids: list[str]
+    source_ids: list[str]
+
+
+class ResolvedConflict(TypedDict, total=False):
+    topic: str
+    winner_finding_id: str
+    resolved_from: list[str]
+    disagreement_level: float
+    winner_confidence: float
+
+
+class FactSheet(TypedDict, total=False):
+    domain: str  # a sub_question_id by default
+    title: str
+    key_insights: list[KeyInsight]
+    aggregate_confidence: float
+    evidence_strength: Literal["strong", "moderate", "weak"]
+    conflicts_resolved: list[ResolvedConflict]
+    evidence_count: int
+
+
+# ---- reducers --------------------------------------------------------------------------
+def merge_by_id(key: str):
+    """List reducer: entries with the same ``key`` are replaced in place, new ones appended."""
+
+    def reduce(left: list[dict] | None, right: list[dict] | None) -> list[dict]:
+        merged = {item[key]: item for item in (left or [])}
+        order = [item[key] for item in (left or [])]
+        for item in right or []:
+            if item[key] not in merged:
+                order.append(item[key])
+            merged[item[key]] = {**merged.get(item[key], {}), **item}
+        return [merged[k] for k in order]
+
+    reduce.__name__ = f"merge_by_{key}"
+    return reduce
+
+
+def merge_sources(left: dict[str, Source] | None,
+                  right: dict[str, Source] | None) -> dict[str, Source]:
+    """Sources by id; the sub-questions that used a source accumulate."""
+    merged = dict(left or {})
+    for source_id, source in (right or {}).items():
+        if source_id in merged:
+            old = merged[source_id]
+            ids = list(dict.fromkeys([*old.get("sub_question_ids", []),
+                                      *source.get("sub_question_ids", [])]))
+            merged[source_id] = {**old, **source, "sub_question_ids": ids,
+                                 "retrieval_score": max(old.get("retrieval_score", 0.0),
+                                                        source.get("retrieval_score", 0.0))}
+        else:
+            merged[source_id] = source
+    return merged
+
+
+class ResearchState(TypedDict, total=False):
+    # input
+    session_id: str
+    query: str
+    config: dict[str, Any]  # ResearchConfig.model_dump()
+    status: str
+    stage: str
+    mode: Literal["flat", "hierarchical"]
+    mode_reason: str
+    # analyze
+    query_analysis: QueryAnalysis
+    # clarify (seed 002)
+    hitl_iteration: int
+    hitl_queries: list[str]
+    query_retrieval: Annotated[list[dict], operator.add]  # retrieved chunks, deduplicated
+    retrieval_dedup_ratios: list[float]
+    retrieval_coverage: float
+    knowledge_gaps_hitl: list[str]
+    pending_questions: list[str]
+    clarification_history: Annotated[list[dict], operator.add]
+    clarification_status: str  # skipped | converged | ended | max_iterations | answered
+    clarified_query: str
+    # plan
+    sub_questions: Annotated[list[SubQuestion], merge_by_id("sub_question_id")]
+    decomposition_tree: dict[str, Any]
+    decomposition_path: str  # llm | deterministic | flat
+    outline: list[str]
+    budget: dict[str, Any]
+    # research
+    findings: Annotated[list[Finding], merge_by_id("finding_id")]
+    sources: Annotated[dict[str, Source], merge_sources]
+    research_round: int
+    sub_agent_task: dict[str, Any]  # the payload a Send gives one research sub-agent
+    # gaps
+    section_confidence: dict[str, float]
+    overall_confidence: float
+    previous_confidence: float
+    knowledge_gaps: list[dict[str, Any]]
+    refinement_queries: list[str]
+    gap_rounds: Annotated[list[dict], operator.add]
+    gap_decision: str
+    # synthesis, trust, write
+    fact_sheets: list[FactSheet]
+    cross_domain_patterns: list[dict[str, Any]]
+    source_credibility: dict[str, float]
+    claims: list[Claim]
+    hallucination_score: float
+    report_markdown: str
+    synthesis_status: str
+    citations: dict[str, str]  # S1 -> source_id
+    # observability
+    trace: Annotated[list[dict], operator.add]
+    llm_calls: Annotated[list[dict], operator.add]
+    structured_outcomes: Annotated[list[str], operator.add]
+    node_timings: Annotated[list[dict], operator.add]
+    errors: Annotated[list[str], operator.add]

@@ -1,0 +1,1 @@
+"""Durable storage: the sessions database and the LangGraph checkpointer."""
