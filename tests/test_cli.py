@@ -77,12 +77,20 @@ def test_models_lists_tiers_and_names_an_unreachable_model(tmp_path):
 
 
 @pytest.mark.slow
-def test_demo_builds_python_docs_and_searches_it(tmp_path):
+def test_demo_builds_python_docs_and_researches_it(tmp_path):
     home = tmp_path / "home"
-    first = run("demo", home=home)
-    assert "python-docs" in first.stdout and "with" in first.stdout.lower()
+    result_path = tmp_path / "demo.json"
+    first = run("demo", "--json", str(result_path), home=home)
+    assert "python-docs" in first.stderr and "documents added" in first.stderr
+    assert "Sources" in first.stdout and "[S1]" in first.stdout
+    result = json.loads(result_path.read_text())
+    assert result["status"] == "completed" and result["mode"] == "hierarchical"
+    assert len(result["sub_questions"]) >= 2 and result["fact_sheets"]
+    assert all(sq["synthesis"] for sq in result["sub_questions"])
+    cited = [s for s in result["sources"] if s["cited"]]
+    assert cited and all(s["doc_id"].startswith("pydoc:") for s in cited)
     second = run("demo", home=home)
-    assert "0 documents added" in second.stdout, "the demo knowledge base is built once"
+    assert "(0 documents added)" in second.stderr, "the demo knowledge base is built once"
     hits = json.loads(run("kb", "search", "context manager __enter__ __exit__", "--kb",
                           "python-docs", "-k", "3", "--json", home=home).stdout)
     assert any(h["doc_id"] in ("pydoc:with", "pydoc:context-managers") for h in hits), hits

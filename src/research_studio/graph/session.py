@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.language_models.chat_models import BaseChatModel
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Command
 
@@ -28,10 +29,12 @@ from research_studio.store.sessions import SessionStore
 
 @dataclass
 class Hooks:
-    """How a front end follows a run: events, and answers to clarifying questions."""
+    """How a front end follows a run: events, answers to clarifying questions, and
+    (for tests and embedding) chat models to use in place of configured ones."""
 
     on_event: Callable[[str, dict[str, Any]], None] = lambda kind, data: None
     ask: Callable[[dict[str, Any]], str] | None = None
+    chat_models: dict[str, BaseChatModel] | None = None
 
 
 @dataclass
@@ -68,7 +71,8 @@ def _deps(workspace: Workspace, config: ResearchConfig, hooks: Hooks) -> Researc
     models = ctx.settings.models.model_copy(update={
         "max_total_cost_usd": config.max_total_cost_usd,
         "max_external_calls": config.max_external_calls})
-    return ResearchDeps(coordinator=ModelCoordinator(models), kb=kb, web=ctx.settings.web,
+    coordinator = ModelCoordinator(models, chat_models=hooks.chat_models)
+    return ResearchDeps(coordinator=coordinator, kb=kb, web=ctx.settings.web,
                         embeddings=registry.embeddings, emit=hooks.on_event)
 
 

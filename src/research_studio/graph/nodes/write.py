@@ -21,6 +21,7 @@ from research_studio.graph.text_analysis import sentences, similar_text
 from research_studio.state import MARKERS, Claim, ResearchState, Source
 
 _CLAIM_REF = re.compile(r"\[C(\d+)\]")
+_PRONOUNS = frozenset("he she it they his her its their this these those".split())
 
 
 def _clean(text: str) -> str:
@@ -57,8 +58,18 @@ class Citations:
         return {f"S{n}": sid for sid, n in self.numbers.items()}
 
 
+def claim_text(claim: Claim, sources: dict[str, Source]) -> str:
+    """The claim as a reader sees it: an extracted sentence that opens with a pronoun gets
+    its source's title, so "He worked on…" says who."""
+    text = _clean(claim["text"])
+    first = text.split(" ", 1)[0].lower().strip(",.")
+    title = sources.get(claim["source_ids"][0], {}).get("title", "") if claim["source_ids"] else ""
+    return f"{_clean(title)}: {text}" if first in _PRONOUNS and title else text
+
+
 def claim_line(claim: Claim, citations: Citations) -> str:
-    return f"{MARKERS[claim['status']]} {_clean(claim['text'])} {citations.cite(claim['source_ids'])}"
+    return (f"{MARKERS[claim['status']]} {claim_text(claim, citations.sources)} "
+            f"{citations.cite(claim['source_ids'])}")
 
 
 def extractive_summary(claims_by_sq: list[tuple[dict, list[Claim]]], citations: Citations) -> str:
@@ -70,8 +81,8 @@ def extractive_summary(claims_by_sq: list[tuple[dict, list[Claim]]], citations: 
             if not any(similar_text(claim["text"], c["text"], 0.7) for c in chosen):
                 chosen.append(claim)
                 break
-    return " ".join(f"{_clean(c['text'])} {MARKERS[c['status']]}{citations.cite(c['source_ids'])}"
-                    for c in chosen)
+    return " ".join(f"{claim_text(c, citations.sources)} {MARKERS[c['status']]}"
+                    f"{citations.cite(c['source_ids'])}" for c in chosen)
 
 
 async def model_summary(deps: ResearchDeps, question: str, claims: list[Claim],
@@ -121,11 +132,15 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
               "· ⚠ single source, lower confidence.", ""]
     if state.get("mode") == "hierarchical" or len(claims_by_sq) > 1:
         lines += ["## Findings by sub-question", ""]
+    listed: list[Claim] = []
     for sq, claims in claims_by_sq:
         if len(claims_by_sq) > 1:
             lines += [f"### {_clean(sq['question_text'])}", ""]
-        if claims:
-            lines += [f"- {claim_line(c, citations)}" for c in claims[:6]]
+        fresh = [c for c in claims if not any(similar_text(c["text"], o["text"], 0.9) for o in listed)]
+        shown = (fresh or claims)[:6]
+        listed += shown
+        if shown:
+            lines += [f"- {claim_line(c, citations)}" for c in shown]
         else:
             lines.append("- No verified evidence was found for this part.")
         lines.append("")
