@@ -77,7 +77,8 @@ def test_analyze_falls_back_on_garbage():
     update = run(analyze_node, {"query": QUESTION, "config": {}}, deps)
     analysis = update["query_analysis"]
     assert analysis["method"] == "fallback"
-    assert analysis["primary_subject"] == QUESTION
+    subject = analysis["primary_subject"]
+    assert subject and subject.lower() in QUESTION.lower() and len(subject) < len(QUESTION)
     assert analysis["needs_clarification"] is False
     assert (update["mode"], update["mode_reason"]) == ("hierarchical", "analysis: moderate question")
     assert update["trace"][0]["structured"] == "fallback"
@@ -156,9 +157,6 @@ def test_plan_links_entities_from_the_knowledge_base(kb):
     assert_plan_records(update, ResearchConfig())
 
 
-@pytest.mark.xfail(reason="BUG: after a fallback analysis primary_subject is the whole question, so "
-                          "entity sub-questions read '... in relation to What causes ocean tides??'",
-                   strict=True)
 def test_entity_sub_questions_read_well_after_a_fallback_analysis(kb):
     deps = make_deps("not json", "still not json", "garbage", "garbage", kb=kb)
     analysis = run(analyze_node, {"query": QUESTION, "config": {}}, deps)
@@ -308,10 +306,6 @@ def test_follow_up_queries_take_one_hop_per_finding_up_to_the_limit():
     assert follow_up_queries(SUB_QUESTION, findings, sources, 1) == ["Moon causes"]
 
 
-@pytest.mark.xfail(reason="BUG: text_analysis.entities lets a capitalised run span a paragraph "
-                          "break, so a heading and the next paragraph's first word become one bogus "
-                          "entity ('Tides Ocean') that is used as a hop query and a sub-question",
-                   strict=True)
 def test_entity_hops_do_not_join_a_heading_to_the_next_paragraph():
     sources = {"s1": {"source_id": "s1", "title": "", "text": "Tides\n\n" + TIDES}}
     sub_question = {**SUB_QUESTION, "question_text": "Why does the sea level change?"}
@@ -343,10 +337,6 @@ def test_strategy_never_repeats_a_query():
     assert select_strategy(exhausted, 1, TIDE_FINDINGS, TIDE_SOURCES, ResearchConfig(), False) == []
 
 
-@pytest.mark.xfail(reason="BUG: select_strategy does not deduplicate breadth and depth queries: a "
-                          "refinement query queued by detect_gaps (made by follow_up_queries) is "
-                          "also proposed as a depth hop, so the same search runs twice in one "
-                          "iteration and appears twice in queries_done", strict=True)
 def test_strategy_does_not_run_a_queued_refinement_query_twice():
     sub_question = {**SUB_QUESTION, "queries_done": [QUESTION], "queued_queries": ["Moon causes"]}
     for strategy in ("breadth", "depth", "hybrid"):
@@ -465,9 +455,6 @@ def test_round_zero_queries_are_original_broader_and_alternative():
     assert queries == [QUESTION, "ocean tides", "ocean tides causes"]
 
 
-@pytest.mark.xfail(reason="BUG: with the fallback analysis (primary_subject = the question, no "
-                          "topic_focus) round 0 yields 2 queries, the question twice over, "
-                          "instead of seed 002's original + broader + alternative", strict=True)
 def test_round_zero_queries_are_three_distinct_ones_after_a_fallback_analysis():
     deps = make_deps("not json", "still not json")
     analysis = run(analyze_node, {"query": QUESTION, "config": {}}, deps)["query_analysis"]
@@ -517,10 +504,6 @@ def test_clarify_retrieve_deduplicates_against_earlier_rounds(kb):
     assert not seen & {c["chunk_id"] for c in second["query_retrieval"]}
 
 
-@pytest.mark.xfail(reason="BUG: clarify_retrieve counts chunks that two queries of the same round "
-                          "both return as duplicates, so the first round's dedup ratio is not 0.0 "
-                          "although nothing was retrieved before (seed 002 dedups against "
-                          "existing retrieval)", strict=True)
 def test_first_clarification_round_has_no_duplicates(kb):
     state = {"query": QUESTION, "config": {},
              "query_analysis": {"primary_subject": "ocean tides", "topic_focus": "causes"}}
@@ -529,9 +512,6 @@ def test_first_clarification_round_has_no_duplicates(kb):
     assert first["retrieval_dedup_ratios"] == [0.0]
 
 
-@pytest.mark.xfail(reason="BUG: after an answer, coverage is computed over clarified_query, whose "
-                          "own label word 'Clarification' becomes a content term: it is reported as a "
-                          "knowledge gap, lowers coverage and is sent as a search term", strict=True)
 def test_the_clarification_label_is_not_a_knowledge_gap(kb):
     state = {"query": QUESTION, "clarified_query": QUESTION + "\nClarification: the Moon",
              "hitl_iteration": 1, "config": {"hitl_queries": 1},
@@ -587,7 +567,7 @@ def test_clarification_interrupts_and_resumes_to_a_report(kb):
     again = asyncio.run(app.ainvoke(Command(resume="Only the Moon's part"), thread, context=deps))
     [second] = again["__interrupt__"]
     assert second.value["round"] == 1
-    assert again["clarified_query"] == QUESTION + "\nClarification: Only the Moon's part"
+    assert again["clarified_query"] == QUESTION + " (Only the Moon's part)"
 
     done = asyncio.run(app.ainvoke(Command(resume="/end"), thread, context=deps))
     assert "__interrupt__" not in done
@@ -726,9 +706,6 @@ def test_capable_writer_with_only_uncited_sentences_falls_back():
     assert "fascinating" not in update["report_markdown"]
 
 
-@pytest.mark.xfail(reason="BUG: model_summary picks the sentence marker with min(key=len), and ✓ "
-                          "and ⚠ are both one character, so a sentence resting on a verified and a "
-                          "single-source claim is marked ✓ instead of the weaker ⚠", strict=True)
 def test_capable_writer_marks_a_sentence_by_its_weakest_claim():
     summary = "The Sun and warm seas both matter [C2][C3]."
     update = run(write_node, write_state(), make_deps(json.dumps({"summary": summary}), strong=True))

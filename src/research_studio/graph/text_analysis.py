@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from research_studio.knowledge.lexical import tokenize
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n{2,}")
-_ENTITY = re.compile(r"\b(?:[A-Z][\w'’.-]*(?:\s+(?:of|the|de|la|von|van|and|&)?\s*[A-Z][\w'’.-]*){0,4})")
+_ENTITY = re.compile(
+    r"\b(?:[A-Z][\w'’.-]*(?:[ \t]+(?:of|the|de|la|von|van|and|&)?[ \t]*[A-Z][\w'’.-]*){0,4})")
 _LEADING_FILLERS = frozenset(
     "The A An In On At For From By With And But Or If When Where What Which Who Whom Whose Why "
     "How Is Are Was Were Do Does Did This That These Those It Its He She They We You I".split())

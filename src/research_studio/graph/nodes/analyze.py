@@ -8,14 +8,22 @@ from langgraph.runtime import Runtime
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, run_config
 from research_studio.graph.nodes.schemas import AnalysisOutput
+from research_studio.graph.text_analysis import entities
+from research_studio.knowledge.lexical import tokenize
 from research_studio.state import QueryAnalysis, ResearchState
 
 
 def neutral_analysis(query: str) -> AnalysisOutput:
-    """Fallback when the model's analysis is unusable: assume a moderate, clear question."""
+    """Fallback when the model's analysis is unusable: a moderate, clear question whose
+    subject is its most salient name (or its closing content words, where English questions
+    usually put the head noun phrase) and whose focus is the rest of its content words."""
+    names = entities(query, limit=1)
+    terms = [t for t in tokenize(query) if len(t) > 2]
+    subject = names[0] if names else " ".join(terms[-2:]) or query[:100]
+    focus = " ".join(t for t in terms if t not in subject.lower())[:100]
     return AnalysisOutput(
-        intent="answer the question with cited evidence", query_class="exploratory",
-        primary_subject=query[:100], topic_focus="", temporal_scope="unspecified",
+        intent="", query_class="exploratory",
+        primary_subject=subject[:100], topic_focus=focus, temporal_scope="unspecified",
         complexity="moderate", ambiguity_level="low", needs_clarification=False,
         clarification_question="", suggested_template="general")
 

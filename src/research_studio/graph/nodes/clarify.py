@@ -32,8 +32,11 @@ def clarification_queries(state: ResearchState, config: ResearchConfig) -> list[
     analysis = state.get("query_analysis", {})
     subject = analysis.get("primary_subject") or query
     if not state.get("hitl_iteration"):
-        focus = analysis.get("topic_focus") or analysis.get("intent") or ""
-        candidates = [query, subject, f"{subject} {focus}".strip()]
+        focus = analysis.get("topic_focus") or ""
+        # original, broader (the subject), alternative angle (with the focus, or the subject's
+        # background when the question has no separate focus)
+        candidates = [query, subject, f"{subject} {focus}".strip() if focus else "",
+                      f"{subject} background", f"{subject} examples"]
     else:
         gaps = state.get("knowledge_gaps_hitl") or []
         candidates = [f"{subject} {gap}" for gap in gaps] + [query]
@@ -75,17 +78,20 @@ def converged(coverage: float, dedup_ratio: float, gaps: int, config: ResearchCo
 async def clarify_retrieve_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
     deps = runtime.context
     config = run_config(state)
-    query = research_query(state)
+    query = " ".join([state["query"], *(h["answer"] for h in state.get("clarification_history", []))])
     queries = clarification_queries(state, config)
-    seen = {c["chunk_id"] for c in state.get("query_retrieval", [])}
+    earlier = {c["chunk_id"] for c in state.get("query_retrieval", [])}
+    this_round: set[str] = set()
     new_chunks, duplicates, total = [], 0, 0
     for text in queries:
         for hit in deps.kb.search(text, k=config.hitl_k) if deps.kb else []:
+            if hit.chunk_id in this_round:
+                continue  # the same chunk from two queries of one round counts once
+            this_round.add(hit.chunk_id)
             total += 1
-            if hit.chunk_id in seen:
+            if hit.chunk_id in earlier:  # seed 002: dedup against what was retrieved before
                 duplicates += 1
                 continue
-            seen.add(hit.chunk_id)
             new_chunks.append({"chunk_id": hit.chunk_id, "title": hit.title, "text": hit.text,
                                "location": hit.location, "query": text})
     dedup_ratio = round(duplicates / total, 3) if total else 0.0
@@ -138,7 +144,7 @@ async def clarify_ask_node(state: ResearchState, runtime: Runtime[ResearchDeps])
                 "trace": [{"node": "clarify_ask", "decision": "ended"}]}
     history = [*state.get("clarification_history", []),
                {"questions": payload["questions"], "answer": answer[:2000]}]
-    clarified = state["query"] + "\n" + "\n".join(f"Clarification: {h['answer']}" for h in history)
+    clarified = f"{state['query']} ({'; '.join(h['answer'] for h in history)})"
     return {"clarification_history": history[-1:], "clarified_query": clarified,
             "hitl_iteration": iteration, "clarification_status": "answered",
             "trace": [{"node": "clarify_ask", "decision": "answered"}]}

@@ -64,7 +64,10 @@ def select_strategy(sub_question: SubQuestion, iteration: int, findings: list[Fi
             ordered += [Task("kb", pair[0], "depth"), Task("kb", pair[1], "breadth")]
         ordered += [Task("kb", q, "depth") for q in depth[len(breadth):]]
         ordered += [Task("kb", q, "breadth") for q in breadth[len(depth):]]
-    tasks = ordered[:limit]
+    unique: dict[str, Task] = {}
+    for task in ordered:
+        unique.setdefault(task.query.lower(), task)
+    tasks = list(unique.values())[:limit]
     if web_enabled and iteration == 0 and tasks:
         tasks = [*tasks[:limit - 1], Task("web", sub_question["question_text"], "breadth")]
     return tasks

@@ -21,6 +21,7 @@ from research_studio.graph.text_analysis import sentences, similar_text
 from research_studio.state import MARKERS, Claim, ResearchState, Source
 
 _CLAIM_REF = re.compile(r"\[C(\d+)\]")
+_STRENGTH_ORDER = ["cross_validated", "verified", "single_source"]  # strongest first
 _PRONOUNS = frozenset("he she it they his her its their this these those".split())
 
 
@@ -103,7 +104,8 @@ async def model_summary(deps: ResearchDeps, question: str, claims: list[Claim],
             continue  # a sentence that cannot be tied to a claim is dropped
         body = _CLAIM_REF.sub("", sentence.text).strip()
         sources = [sid for n in refs for sid in numbered[n - 1]["source_ids"]]
-        marker = min((MARKERS[numbered[n - 1]["status"]] for n in refs), key=len)
+        weakest = max((numbered[n - 1]["status"] for n in refs), key=_STRENGTH_ORDER.index)
+        marker = MARKERS[weakest]
         kept.append(f"{body} {marker}{citations.cite(list(dict.fromkeys(sources)))}")
     return " ".join(kept) or None
 
