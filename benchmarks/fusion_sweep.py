@@ -13,9 +13,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.pooled_corpus import load_questions, text_of_paragraphs  # noqa: E402
-from research_studio.config import load_context  # noqa: E402
-from research_studio.knowledge.base import KnowledgeBaseRegistry  # noqa: E402
+from benchmarks.pooled_corpus import load_questions, text_of_paragraphs
+from research_studio.config import load_context
+from research_studio.knowledge.base import KnowledgeBaseRegistry
 
 
 def main() -> None:

@@ -16,11 +16,11 @@ from typing import Literal
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from langchain_core.messages import HumanMessage  # noqa: E402
-from pydantic import BaseModel, Field  # noqa: E402
+from langchain_core.messages import HumanMessage
+from pydantic import BaseModel, Field
 
-from research_studio.models.embedded import ChatEmbeddedLlama  # noqa: E402
-from research_studio.models.structured import json_schema_for  # noqa: E402
+from research_studio.models.embedded import ChatEmbeddedLlama
+from research_studio.models.structured import json_schema_for
 
 
 class SubQuestion(BaseModel):

@@ -22,13 +22,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.pooled_corpus import (  # noqa: E402
+from benchmarks.pooled_corpus import (
     load_questions,
     text_of_paragraphs,
     write_pooled_corpus,
 )
-from research_studio.config import load_context  # noqa: E402
-from research_studio.knowledge.base import KnowledgeBaseRegistry  # noqa: E402
+from research_studio.config import load_context
+from research_studio.knowledge.base import KnowledgeBaseRegistry
 
 MODES = ("dense", "bm25", "hybrid")
 CLI = Path(sys.executable).parent / "research-studio"

@@ -712,3 +712,21 @@ def test_capable_writer_marks_a_sentence_by_its_weakest_claim():
     answer = section(update["report_markdown"], "Answer")
     [marker] = re.findall(r"both matter ?\.? (✓✓|✓|⚠)\[S1\]\[S2\]", answer)
     assert marker == "⚠"
+
+
+# ---- templates chosen from the analysis (seed 001 phase 9) ---------------------------------------
+def test_template_from_analysis_keeps_what_the_person_set():
+    from research_studio.graph.nodes.analyze import template_from_analysis
+
+    config, chosen = template_from_analysis(ResearchConfig(kb="k"), {"suggested_template": "deep_dive"})
+    assert chosen == "deep_dive" and config.template == "deep_dive"
+    assert (config.mode, config.max_iterations, config.min_findings) == ("hierarchical", 30, 5)
+    explicit, _ = template_from_analysis(ResearchConfig(kb="k", mode="flat", max_iterations=7),
+                                         {"suggested_template": "deep_dive"})
+    assert (explicit.mode, explicit.max_iterations) == ("flat", 7)  # set by the person: kept
+    assert explicit.sub_question_max_iterations == 8  # from the template
+    given, chosen = template_from_analysis(ResearchConfig(template="quick_fact"),
+                                           {"suggested_template": "deep_dive"})
+    assert chosen == "quick_fact" and given.max_iterations == 20  # --template given: untouched
+    unknown, chosen = template_from_analysis(ResearchConfig(), {"suggested_template": "nonsense"})
+    assert chosen is None and unknown == ResearchConfig()

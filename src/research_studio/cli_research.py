@@ -30,14 +30,15 @@ class Progress:
         self.enabled = enabled
         self.stage = "starting"
         self.sub_questions: dict[str, dict[str, Any]] = {}
-        self.counts = {"findings": 0, "sources": 0}
+        self.counts = {"findings": 0, "sources": 0, "tokens": 0}
         self.gap_rounds = 0
         self.live = Live(self.render(), console=err_console, refresh_per_second=4,
                          transient=False) if enabled else None
 
     def render(self) -> Tree:
         tree = Tree(f"[bold]stage:[/] {self.stage}   [dim]findings {self.counts['findings']} · "
-                    f"sources {self.counts['sources']} · gap rounds {self.gap_rounds}[/]")
+                    f"sources {self.counts['sources']} · tokens {self.counts['tokens']} · "
+                    f"gap rounds {self.gap_rounds}[/]")
         for sq_id, sq in self.sub_questions.items():
             colour = {"completed": "green", "researching": "yellow"}.get(sq["status"], "dim")
             tree.add(f"[{colour}]{sq_id} [{sq['status']}][/] {sq['text'][:90]} "
@@ -48,6 +49,7 @@ class Progress:
     def __call__(self, kind: str, data: dict[str, Any]) -> None:
         if kind == "stage":
             self.stage = data["stage"]
+            self.counts["tokens"] = data.get("tokens", self.counts["tokens"])
         elif kind == "plan":
             for sq in data["sub_questions"]:
                 self.sub_questions[sq["sub_question_id"]] = {"text": sq["question_text"],
@@ -58,8 +60,9 @@ class Progress:
             entry = self.sub_questions[data["sub_question_id"]]
             entry["iterations"] = data["iteration"] + 1
             entry["findings"] = data["findings"]
+            entry["sources"] = data["sources"]
             self.counts["findings"] = sum(s.get("findings", 0) for s in self.sub_questions.values())
-            self.counts["sources"] += 0
+            self.counts["sources"] = sum(s.get("sources", 0) for s in self.sub_questions.values())
         elif kind == "gaps":
             self.gap_rounds = data["round"]
         if self.live:

@@ -80,14 +80,18 @@ def instrumented(name: str, node: Node) -> Node:
     async def run(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
         task = f"{name}:{uuid.uuid4().hex[:12]}"
         token = current_task.set(task)
+        started_at = time.time()
         started = time.perf_counter()
-        runtime.context.emit("stage", {"stage": name})
+        ledger = runtime.context.coordinator.ledger
+        runtime.context.emit("stage", {"stage": name, "tokens": sum(
+            c.prompt_tokens + c.completion_tokens for c in ledger.calls)})
         try:
             update = await node(state, runtime)
         finally:
             current_task.reset(token)
         calls, structured = runtime.context.coordinator.ledger.for_task(task)
-        timing = {"node": name, "wall_s": round(time.perf_counter() - started, 4)}
+        timing = {"node": name, "wall_s": round(time.perf_counter() - started, 4),
+                  "started_at": round(started_at, 4)}
         task_input = state.get("sub_agent_task") or {}
         sq = task_input.get("sub_question") if name == "research_sub_question" else None
         if sq:

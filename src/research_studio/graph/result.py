@@ -100,4 +100,5 @@ def build_result(state: ResearchState, session_id: str, status: str, wall_s: flo
             "errors": state.get("errors", []),
         },
         "usage": usage_summary(state, wall_s),
+        "node_timings": state.get("node_timings", []),
     }

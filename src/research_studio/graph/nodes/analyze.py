@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
+from research_studio.config import TEMPLATES, ResearchConfig, apply_template
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, run_config
 from research_studio.graph.nodes.schemas import AnalysisOutput
@@ -37,6 +38,21 @@ def choose_mode(requested: str, analysis: QueryAnalysis) -> tuple[str, str]:
     return "hierarchical", f"analysis: {analysis.get('complexity', 'moderate')} question"
 
 
+def template_from_analysis(config: ResearchConfig,
+                           analysis: QueryAnalysis) -> tuple[ResearchConfig, str | None]:
+    """Seed 001 phase 9: without ``--template`` the analysis suggests one; whatever the
+    person set explicitly (any value other than the default) is kept."""
+    if config.template:
+        return config, config.template
+    suggested = analysis.get("suggested_template")
+    if suggested not in TEMPLATES:
+        return config, None
+    defaults = ResearchConfig()
+    explicit = {name for name in ResearchConfig.model_fields
+                if getattr(config, name) != getattr(defaults, name)}
+    return apply_template(config, suggested, explicit), suggested
+
+
 async def analyze_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
     query = state["query"]
     result = await ask_structured(
@@ -45,9 +61,10 @@ async def analyze_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> 
         max_tokens=260)
     analysis: QueryAnalysis = {**result.value.model_dump(),  # type: ignore[typeddict-item]
                                "method": "fallback" if result.path == "fallback" else "llm"}
-    config = run_config(state)
+    config, template = template_from_analysis(run_config(state), analysis)
     mode, reason = choose_mode(config.mode, analysis)
-    runtime.context.emit("analysis", {"mode": mode, "analysis": analysis})
+    runtime.context.emit("analysis", {"mode": mode, "analysis": analysis, "template": template})
     return {"query_analysis": analysis, "mode": mode, "mode_reason": reason, "stage": "analyze",
+            "config": config.model_dump(),
             "trace": [{"node": "analyze", "decision": mode, "reason": reason,
-                       "structured": result.path}]}
+                       "template": template, "structured": result.path}]}
