@@ -22,7 +22,7 @@ def test_config_file_then_environment_override(home, monkeypatch):
     assert settings.knowledge.chunk_size == 700  # environment wins
     assert settings.knowledge.bm25_weight == 0.5  # file
     assert settings.models.max_external_calls == 3
-    assert settings.knowledge.rrf_k == 60  # default
+    assert settings.knowledge.rrf_k == 10  # default
 
 
 def test_models_configured_in_file(home):

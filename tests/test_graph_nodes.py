@@ -720,7 +720,7 @@ def test_template_from_analysis_keeps_what_the_person_set():
 
     config, chosen = template_from_analysis(ResearchConfig(kb="k"), {"suggested_template": "deep_dive"})
     assert chosen == "deep_dive" and config.template == "deep_dive"
-    assert (config.mode, config.max_iterations, config.min_findings) == ("hierarchical", 30, 5)
+    assert (config.mode, config.max_iterations, config.min_findings) == ("auto", 30, 5)
     explicit, _ = template_from_analysis(ResearchConfig(kb="k", mode="flat", max_iterations=7),
                                          {"suggested_template": "deep_dive"})
     assert (explicit.mode, explicit.max_iterations) == ("flat", 7)  # set by the person: kept

@@ -364,7 +364,8 @@ def test_instrumented_node_reports_timing_and_its_own_llm_calls():
     assert update["structured_outcomes"] == ["fallback"]
     [timing] = update["node_timings"]
     assert timing["node"] == "analyze" and timing["wall_s"] >= 0 and "sub_question_id" not in timing
-    assert events[0] == ("stage", {"stage": "analyze"})
+    assert events[0][0] == "stage" and events[0][1]["stage"] == "analyze"
+    assert events[0][1]["tokens"] == 0  # tokens spent before this node
     # a second run gets a task of its own: the first run's calls are not handed out again
     again = asyncio.run(instrumented("analyze", analyze_node)(
         {"query": "Why is the sky blue?", "config": {}}, SimpleNamespace(context=deps)))

@@ -12,6 +12,7 @@ import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from research_studio.cli_eval import register as register_eval_commands
 from research_studio.cli_options import (
     HomeOption,
     JsonFlag,
@@ -227,6 +228,7 @@ def web_fetch(url: str, home: HomeOption = None) -> None:
 
 
 register_research_commands(app)
+register_eval_commands(app)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -41,15 +41,16 @@ def choose_mode(requested: str, analysis: QueryAnalysis) -> tuple[str, str]:
 def template_from_analysis(config: ResearchConfig,
                            analysis: QueryAnalysis) -> tuple[ResearchConfig, str | None]:
     """Seed 001 phase 9: without ``--template`` the analysis suggests one; whatever the
-    person set explicitly (any value other than the default) is kept."""
+    person set explicitly (any value other than the default) is kept, and so is the mode,
+    which ``--mode auto`` decides from the analysed complexity (seeds 000/001)."""
     if config.template:
         return config, config.template
     suggested = analysis.get("suggested_template")
     if suggested not in TEMPLATES:
         return config, None
     defaults = ResearchConfig()
-    explicit = {name for name in ResearchConfig.model_fields
-                if getattr(config, name) != getattr(defaults, name)}
+    explicit = {"mode"} | {name for name in ResearchConfig.model_fields
+                           if getattr(config, name) != getattr(defaults, name)}
     return apply_template(config, suggested, explicit), suggested
 
 
