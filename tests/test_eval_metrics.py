@@ -14,8 +14,8 @@ from research_studio.eval.metrics import (
     answer_containment,
     answer_text,
     body_sentences,
-    cited_sentence_share,
     citation_precision,
+    cited_sentence_share,
     claim_shares,
     cost_metrics,
     decomposition_metrics,
@@ -262,3 +262,28 @@ def test_paired_difference_uses_questions_scored_in_both_modes():
     flat = [row("a", "flat", answer_em=0.0), {"id": "b", "mode": "flat", "error": "x"}]
     hier = [row("a", "hierarchical", answer_em=1.0), row("b", "hierarchical", answer_em=1.0)]
     assert paired_difference(flat, hier)["answer_em"] == {"mean": 1.0, "ci95": [1.0, 1.0], "n": 1}
+
+
+# ---- short answer extraction (scripted model) ---------------------------------------------
+def extract(report, *replies):
+    import asyncio
+
+    from research_studio.config import ModelSettings
+    from research_studio.eval.answers import extract_short_answer
+    from tests.conftest import scripted
+
+    return asyncio.run(extract_short_answer(ModelSettings(), "Where was she born?", report,
+                                            chat_models={"embedded": scripted(*replies)}))
+
+
+def test_short_answer_from_the_model():
+    assert extract(REPORT, '{"answer": "Keldmouth"}') == ("Keldmouth", "first_try")
+    assert extract(REPORT, '{"answer": "No"}') == ("No", "first_try")  # yes/no need no span
+
+
+def test_short_answer_falls_back_to_the_first_sentence():
+    first = "Mira Tollen was born in Keldmouth."
+    assert extract(REPORT, "no json here", "still none") == (first, "fallback")
+    assert extract(REPORT, '{"answer": "Paris"}') == (first, "ungrounded")  # invented
+    assert extract(REPORT, '{"answer": ""}') == (first, "fallback")
+    assert extract("# Title only\n", '{"answer": "x"}') == ("", "empty")

@@ -8,10 +8,17 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 from rich.table import Table
 
 from research_studio.cli_options import HomeOption, console, err_console, guarded, state
 from research_studio.config import load_context
+
+
+def _print_table(table: Table) -> None:
+    """Tables keep their rows on one line when the output goes to a file or a pipe."""
+    target = console if console.is_terminal else Console(width=max(console.width, 150))
+    target.print(table)
 
 
 def _progress(message: str) -> None:
@@ -78,8 +85,8 @@ def register(app: typer.Typer) -> None:
             mode=mode, limit=limit, offset=offset, kb_dir=kb_dir, out=out, model=model),
             progress=_progress)
         n = outcome.summary[outcome.modes[0]]["n"] + outcome.summary[outcome.modes[0]]["errors"]
-        console.print(_summary_table(outcome.summary, outcome.modes,
-                                     f"{dataset.name}: {n} questions, mean [95% bootstrap interval]"))
+        _print_table(_summary_table(outcome.summary, outcome.modes,
+                                    f"{dataset.name}: {n} questions, mean [95% bootstrap interval]"))
         console.print(f"[dim]{outcome.added} run now, {outcome.skipped} already done · "
                       f"knowledge base {outcome.kb} · outputs in {outcome.out}[/]")
 
@@ -110,5 +117,5 @@ def register(app: typer.Typer) -> None:
         outcome = run_rubric_eval(ctx, tasks, RubricOptions(
             judge=judge, reports=reports, model=model, kb=kb, mode=mode, limit=limit, out=out),
             progress=_progress)
-        console.print(_rubric_table(outcome.summary, judge))
+        _print_table(_rubric_table(outcome.summary, judge))
         console.print(f"[dim]outputs in {outcome.out}[/]")

@@ -16,13 +16,31 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from research_studio.config import ModelSettings
-from research_studio.eval.metrics import answer_text, fallback_short_answer, strip_markers
+from research_studio.eval.metrics import (
+    answer_text,
+    fallback_short_answer,
+    normalize_answer,
+    strip_markers,
+)
 from research_studio.graph.nodes.common import quote_untrusted
 from research_studio.models.coordinator import ModelCoordinator
 from research_studio.models.structured import generate_structured
 from research_studio.prompts import load_prompt
 
 AnswerExtractor = Callable[[dict[str, Any], dict[str, Any]], tuple[str, str]]
+_VERDICTS = frozenset({"yes", "no"})
+
+
+def grounded(answer: str, text: str) -> bool:
+    """Whether every word of ``answer`` occurs in ``text`` (yes/no need not): an
+    extraction that invents words is a failed extraction, not the report's answer."""
+    words = normalize_answer(answer).split()
+    if not words:
+        return False
+    if " ".join(words) in _VERDICTS:
+        return True
+    available = set(normalize_answer(text).split())
+    return all(word in available for word in words)
 
 
 class ShortAnswer(BaseModel):
@@ -34,7 +52,9 @@ class ShortAnswer(BaseModel):
 async def extract_short_answer(settings: ModelSettings, question: str, report: str,
                                chat_models: dict[str, BaseChatModel] | None = None,
                                ) -> tuple[str, str]:
-    """(short answer, how it was obtained: first_try, repaired, fallback or empty)."""
+    """(short answer, how it was obtained): ``first_try`` or ``repaired`` from the model;
+    ``fallback`` (model failed or said nothing), ``ungrounded`` (its words are not in the
+    report) and ``empty`` (no Answer section) use the first sentence instead."""
     section = answer_text(report)
     fallback = fallback_short_answer(section)
     if not section:
@@ -52,6 +72,8 @@ async def extract_short_answer(settings: ModelSettings, question: str, report: s
     answer = strip_markers(result.value.answer).strip()
     if not answer:
         return fallback, "fallback"
+    if not grounded(answer, plain):
+        return fallback, "ungrounded"
     return answer, result.path
 
 

@@ -29,7 +29,7 @@ def _error(aggregates: dict[str, Any], key: str) -> tuple[float, float]:
 def plot_metrics(summary: dict[str, dict[str, Any]], modes: Sequence[str], path: Path) -> Path:
     """Grouped bars, one group per quality metric, with 95% interval error bars."""
     metrics = [m for m in QUALITY_METRICS if any(summary[mode].get(m) is not None for mode in modes)]
-    fig = Figure(figsize=(max(7.0, 1.1 * len(metrics) + 2), 4.8))
+    fig = Figure(figsize=(max(7.0, 0.8 * len(metrics) + 2), 4.8))
     ax = fig.subplots()
     x = np.arange(len(metrics))
     width = 0.8 / max(1, len(modes))
@@ -68,7 +68,7 @@ def plot_cost(rows: Sequence[dict[str, Any]], modes: Sequence[str], path: Path) 
         ax.set_xlim(-0.6, len(modes) - 0.4)
         ax.set_ylim(bottom=0)
         ax.set_title(label, fontsize=10)
-    fig.suptitle("Cost per question (bar = mean)", fontsize=11)
+    fig.suptitle("Cost per question (line = mean)", fontsize=11)
     fig.tight_layout()
     FigureCanvasAgg(fig)  # explicit Agg canvas: PNG without any display
     fig.savefig(path, dpi=110)

@@ -33,12 +33,11 @@ LABELS = {
 }
 
 
-def _number(key: str, value: float) -> str:
-    if key in ("wall_s_mean",):
-        return f"{value:.1f}"
-    if key.endswith("_mean"):
-        return f"{value:.1f}" if abs(value) < 100 else f"{value:.0f}"
-    return f"{value:.3f}"
+def _number(key: str, value: float, signed: bool = False) -> str:
+    sign = "+" if signed else ""
+    if key.endswith("_mean"):  # cost: seconds, calls, tokens
+        return f"{value:{sign}.1f}" if abs(value) < 100 else f"{value:{sign}.0f}"
+    return f"{value:{sign}.3f}"
 
 
 def cell(aggregates: dict[str, Any], key: str) -> str:
@@ -57,7 +56,8 @@ def _delta_cell(paired: dict[str, Any], key: str) -> str:
     if not entry:
         return "—"
     lo, hi = entry["ci95"]
-    return f"{entry['mean']:+.3g} [{lo:+.3g}, {hi:+.3g}]"
+    return (f"{_number(key, entry['mean'], True)} "
+            f"[{_number(key, lo, True)}, {_number(key, hi, True)}]")
 
 
 def table_rows(summary: dict[str, dict[str, Any]], modes: Sequence[str]) -> tuple[list[str], list[list[str]]]:
