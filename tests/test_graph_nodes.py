@@ -152,8 +152,10 @@ def test_plan_links_entities_from_the_knowledge_base(kb):
     texts = [s["question_text"] for s in update["sub_questions"]]
     assert update["decomposition_path"] == "deterministic"
     assert texts[0] == QUESTION and 3 <= len(texts) <= 5
-    linked = [t for t in texts if t.startswith("What does the evidence say about ")]
-    assert linked and all(t.endswith(" in relation to tides?") for t in linked)
+    linked = [t for t in texts[1:] if t.endswith(f" — {QUESTION}")]
+    assert linked, texts  # the question seen through each entity the evidence links to it
+    assert all(t.split(" — ")[0].lower() not in QUESTION.lower() for t in linked)
+    assert texts[-1] == "tides — background"
     assert_plan_records(update, ResearchConfig())
 
 

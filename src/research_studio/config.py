@@ -255,6 +255,9 @@ class ResearchConfig(BaseModel):
     decomposition_cost_usd: float = 0.05
     sub_question_synthesis_cost_usd: float = 0.10
     meta_synthesis_cost_usd: float = 0.15
+    # report: one claim budget shared by all sections (by priority), the same in both modes
+    max_report_claims: int = 20
+    min_claims_per_section: int = 3
     # trust engine
     fuzzy_match_threshold: float = 0.85
     cross_validation_similarity: float = 0.8  # paraphrases score ~0.97, related facts ~0.65

@@ -13,7 +13,9 @@ _ENTITY = re.compile(
     r"\b(?:[A-Z][\w'’.-]*(?:[ \t]+(?:of|the|de|la|von|van|and|&)?[ \t]*[A-Z][\w'’.-]*){0,4})")
 _LEADING_FILLERS = frozenset(
     "The A An In On At For From By With And But Or If When Where What Which Who Whom Whose Why "
-    "How Is Are Was Were Do Does Did This That These Those It Its He She They We You I".split())
+    "How Is Are Was Were Do Does Did This That These Those It Its He She They We You I His Her "
+    "Their Our My After Before During Since Although However While As Following Born Later "
+    "Also Then There Here Some Many Most Both Each Other Another Such".split())
 _QUESTION_TERMS = frozenset("also one many much".split())
 
 
@@ -50,7 +52,12 @@ def is_prose(text: str, max_chars: int = 400) -> bool:
 
 def content_terms(text: str) -> set[str]:
     """Lower-cased words that carry meaning (no stop words)."""
-    return {t for t in tokenize(text) if t not in _QUESTION_TERMS and len(t) > 1}
+    return set(ordered_terms(text))
+
+
+def ordered_terms(text: str) -> list[str]:
+    """Content terms in the order the text uses them (first occurrence)."""
+    return list(dict.fromkeys(t for t in tokenize(text) if t not in _QUESTION_TERMS and len(t) > 1))
 
 
 def term_overlap(query: str, text: str) -> float:
@@ -59,10 +66,21 @@ def term_overlap(query: str, text: str) -> float:
     return len(wanted & content_terms(text)) / len(wanted) if wanted else 0.0
 
 
+def _sentence_initial(text: str, position: int) -> bool:
+    before = text[:position].rstrip()
+    return not before or before[-1] in ".!?\n:;\"'(["
+
+
 def entities(text: str, limit: int = 12) -> list[str]:
-    """Capitalised phrases (names, titles, places), most frequent first."""
+    """Capitalised phrases (names, titles, places), most frequent first. A single word
+    that is capitalised only because it opens a sentence is not a name."""
     counts: dict[str, int] = {}
+    mid_sentence = {m.group(0) for m in _ENTITY.finditer(text)
+                    if not _sentence_initial(text, m.start())}
     for match in _ENTITY.finditer(text):
+        if (" " not in match.group(0).strip() and _sentence_initial(text, match.start())
+                and match.group(0) not in mid_sentence):
+            continue
         words = match.group(0).strip(" .,'’").split()
         while words and words[0] in _LEADING_FILLERS:
             words = words[1:]

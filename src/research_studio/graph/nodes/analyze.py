@@ -9,7 +9,7 @@ from research_studio.config import TEMPLATES, ResearchConfig, apply_template
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, run_config
 from research_studio.graph.nodes.schemas import AnalysisOutput
-from research_studio.graph.text_analysis import entities
+from research_studio.graph.text_analysis import entities, term_overlap
 from research_studio.knowledge.lexical import tokenize
 from research_studio.state import QueryAnalysis, ResearchState
 
@@ -27,6 +27,19 @@ def neutral_analysis(query: str) -> AnalysisOutput:
         primary_subject=subject[:100], topic_focus=focus, temporal_scope="unspecified",
         complexity="moderate", ambiguity_level="low", needs_clarification=False,
         clarification_question="", suggested_template="general")
+
+
+def grounded_in_question(analysis: QueryAnalysis, query: str) -> QueryAnalysis:
+    """A subject or focus that shares nothing with the question is a small model's
+    invention ("2019-01-01T00:00:00Z"): replace it with the deterministic one."""
+    neutral = neutral_analysis(query)
+    fixed = dict(analysis)
+    for field in ("primary_subject", "topic_focus"):
+        value = str(analysis.get(field) or "")
+        if value and term_overlap(value, query) < 0.5:
+            fixed[field] = getattr(neutral, field)
+            fixed.setdefault("corrected", []).append(field)  # type: ignore[union-attr]
+    return fixed  # type: ignore[return-value]
 
 
 def choose_mode(requested: str, analysis: QueryAnalysis) -> tuple[str, str]:
@@ -62,6 +75,7 @@ async def analyze_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> 
         max_tokens=260)
     analysis: QueryAnalysis = {**result.value.model_dump(),  # type: ignore[typeddict-item]
                                "method": "fallback" if result.path == "fallback" else "llm"}
+    analysis = grounded_in_question(analysis, query)
     config, template = template_from_analysis(run_config(state), analysis)
     mode, reason = choose_mode(config.mode, analysis)
     runtime.context.emit("analysis", {"mode": mode, "analysis": analysis, "template": template})

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from langgraph.runtime import Runtime
 
+from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
 from research_studio.state import (
     FactSheet,
@@ -238,15 +239,15 @@ def grounded(findings: Sequence[Finding], sources: dict[str, Source]) -> list[Fi
 
 
 def synthesize_domain(sub_question: SubQuestion, findings: Sequence[Finding],
-                      sources: dict[str, Source], similarity_fn: SimilarityFn
-                      ) -> tuple[FactSheet, list[Finding]]:
+                      sources: dict[str, Source], similarity_fn: SimilarityFn,
+                      max_insights: int = MAX_INSIGHTS) -> tuple[FactSheet, list[Finding]]:
     """The fact sheet of one domain plus the winners whose confidence the vote lowered."""
     usable = grounded(findings, sources)
     sim = as_matrix([f["text"] for f in usable], similarity_fn)
     survivors, conflicts, winners = resolve_domain(usable, sim)
     position = {f["finding_id"]: i for i, f in enumerate(usable)}
     keep = [position[f["finding_id"]] for f in survivors]
-    insights = merge_insights(survivors, sim[np.ix_(keep, keep)])[:MAX_INSIGHTS]
+    insights = merge_insights(survivors, sim[np.ix_(keep, keep)])[:max_insights]
     aggregate = round(float(np.mean([i["confidence"] for i in insights])), 3) if insights else 0.0
     source_count = len({s for insight in insights for s in insight["source_ids"]})
     sheet: FactSheet = {
@@ -328,7 +329,11 @@ def cross_domain_patterns(fact_sheets: Sequence[FactSheet],
 # ---- node ------------------------------------------------------------------------------------
 def synthesize_all(state: ResearchState, similarity_fn: SimilarityFn
                    ) -> tuple[list[FactSheet], list[dict], list[Finding]]:
-    """Every domain's fact sheet, the cross-domain patterns and the re-scored winners."""
+    """Every domain's fact sheet, the cross-domain patterns and the re-scored winners.
+
+    A sheet may hold as many insights as the whole report can show (a flat run has one
+    domain), so the writer, not the sheet, decides what is cited."""
+    max_insights = ResearchConfig(**(state.get("config") or {})).max_report_claims
     sub_questions = list(state.get("sub_questions") or [])
     findings = list(state.get("findings") or [])
     sources = dict(state.get("sources") or {})
@@ -337,7 +342,7 @@ def synthesize_all(state: ResearchState, similarity_fn: SimilarityFn
     winners: list[Finding] = []
     for sub_question in sub_questions:
         sheet, rescored = synthesize_domain(sub_question, domains[sub_question["sub_question_id"]],
-                                            sources, similarity_fn)
+                                            sources, similarity_fn, max_insights)
         sheets.append(sheet)
         winners.extend(rescored)
     return sheets, cross_domain_patterns(sheets, findings), winners

@@ -73,12 +73,11 @@ def deterministic_decomposition(question: str, subject: str, deps: ResearchDeps,
         asked = question.lower()
         linked = [e for e in entities(" ".join(h.text for h in hits)) if e.lower() not in asked]
         for entity in linked[:max(0, config.max_sub_questions - 2)]:
-            plan.append((f"What does the evidence say about {entity} in relation to {subject}?",
-                         0.7, f"entity linked to the question in retrieved evidence: {entity}"))
-    if len(plan) < config.max_sub_questions and subject.lower() not in question.lower()[:len(subject) + 5]:
-        plan.append((f"What background is needed about {subject}?", 0.5, "background"))
-    if len(plan) < config.min_sub_questions:
-        plan.append((f"What background is needed about {subject}?", 0.5, "background"))
+            # the question itself, seen through the linked entity: a good query as it stands
+            plan.append((f"{entity} — {question}", 0.7,
+                         f"entity linked to the question in retrieved evidence: {entity}"))
+    if len(plan) < config.min_sub_questions or len(plan) < config.max_sub_questions:
+        plan.append((f"{subject} — background", 0.5, "background on the main subject"))
     return plan[:config.max_sub_questions]
 
 

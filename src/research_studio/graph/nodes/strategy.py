@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from research_studio.config import ResearchConfig
-from research_studio.graph.text_analysis import content_terms, entities
+from research_studio.graph.text_analysis import content_terms, entities, ordered_terms
 from research_studio.state import Finding, Source, SubQuestion
 
 
@@ -28,16 +28,20 @@ def follow_up_queries(sub_question: SubQuestion, findings: list[Finding],
     question = sub_question["question_text"]
     asked = question.lower()
     done = {q.lower() for q in sub_question.get("queries_done", [])}
-    wanted = content_terms(question)
+    wanted = ordered_terms(question)
     queries: list[str] = []
     for finding in sorted(findings, key=lambda f: -f.get("confidence", 0.0)):
         source = sources.get(finding["source_id"], {})
         passage = source.get("text", finding["text"])
-        missing = [t for t in sorted(wanted) if t not in content_terms(passage)]
-        for entity in entities(f"{source.get('title', '')}. {passage}", limit=6):
+        present = content_terms(f"{source.get('title', '')} {passage}")
+        missing = [t for t in wanted if t not in present]  # in the question's own order
+        # the finding's own sentence names the bridge entity first; then its passage
+        candidates = entities(finding["text"], limit=4) + entities(
+            f"{source.get('title', '')}. {passage}", limit=6)
+        for entity in dict.fromkeys(candidates):
             if entity.lower() in asked or any(entity.lower() in q for q in done):
                 continue
-            query = f"{entity} {' '.join(missing[:4])}".strip()
+            query = f"{entity} {' '.join(missing[:5])}".strip()
             if query.lower() not in done and query not in queries:
                 queries.append(query)
             break  # one hop per piece of evidence keeps the hops diverse

@@ -14,10 +14,11 @@ from datetime import UTC, datetime
 
 from langgraph.runtime import Runtime
 
+from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
-from research_studio.graph.nodes.common import ask_structured, research_query
+from research_studio.graph.nodes.common import ask_structured, research_query, run_config
 from research_studio.graph.nodes.schemas import SummaryOutput
-from research_studio.graph.text_analysis import sentences, similar_text
+from research_studio.graph.text_analysis import sentences, similar_text, term_overlap
 from research_studio.state import MARKERS, Claim, ResearchState, Source
 
 _CLAIM_REF = re.compile(r"\[C(\d+)\]")
@@ -71,6 +72,35 @@ def claim_text(claim: Claim, sources: dict[str, Source]) -> str:
 def claim_line(claim: Claim, citations: Citations) -> str:
     return (f"{MARKERS[claim['status']]} {claim_text(claim, citations.sources)} "
             f"{citations.cite(claim['source_ids'])}")
+
+
+def section_quotas(sub_questions: list[dict], config: ResearchConfig) -> dict[str, int]:
+    """The report's claim budget shared by priority, at least a few claims per section."""
+    total = sum(sq.get("priority", 1.0) for sq in sub_questions) or 1.0
+    return {sq["sub_question_id"]: max(config.min_claims_per_section,
+                                       round(config.max_report_claims * sq.get("priority", 1.0) / total))
+            for sq in sub_questions}
+
+
+def select_claims(question: str, sub_question: str, claims: list[Claim], quota: int,
+                  cited_sources: set[str], shown: list[Claim]) -> list[Claim]:
+    """Evidence selection by relevance and diversity: greedily take the claim most relevant
+    to the sub-question and the question, preferring sources not yet cited and skipping
+    claims already shown under another section."""
+    pool = [c for c in claims if not any(similar_text(c["text"], o["text"], 0.9) for o in shown)]
+    chosen: list[Claim] = []
+    used = set(cited_sources)
+    while pool and len(chosen) < quota:
+        def score(claim: Claim) -> float:
+            relevance = term_overlap(sub_question, claim["text"]) + term_overlap(question, claim["text"])
+            novelty = 0.5 if not set(claim["source_ids"]) & used else 0.0
+            return claim.get("confidence", 0.0) + relevance + novelty
+
+        best = max(pool, key=score)
+        pool.remove(best)
+        chosen.append(best)
+        used.update(best["source_ids"])
+    return chosen
 
 
 def extractive_summary(claims_by_sq: list[tuple[dict, list[Claim]]], citations: Citations) -> str:
@@ -135,12 +165,15 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
     if state.get("mode") == "hierarchical" or len(claims_by_sq) > 1:
         lines += ["## Findings by sub-question", ""]
     listed: list[Claim] = []
+    cited_sources: set[str] = set()
+    quotas = section_quotas([sq for sq, _ in claims_by_sq], run_config(state))
     for sq, claims in claims_by_sq:
         if len(claims_by_sq) > 1:
             lines += [f"### {_clean(sq['question_text'])}", ""]
-        fresh = [c for c in claims if not any(similar_text(c["text"], o["text"], 0.9) for o in listed)]
-        shown = (fresh or claims)[:6]
+        shown = select_claims(question, sq["question_text"], claims, quotas[sq["sub_question_id"]],
+                              cited_sources, listed) or claims[:1]
         listed += shown
+        cited_sources.update(s for c in shown for s in c["source_ids"])
         if shown:
             lines += [f"- {claim_line(c, citations)}" for c in shown]
         else:
