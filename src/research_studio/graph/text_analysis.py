@@ -17,6 +17,7 @@ _LEADING_FILLERS = frozenset(
     "Their Our My After Before During Since Although However While As Following Born Later "
     "Also Then There Here Some Many Most Both Each Other Another Such".split())
 _QUESTION_TERMS = frozenset("also one many much".split())
+NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 
 
 @dataclass(frozen=True)
@@ -98,3 +99,17 @@ def similar_text(a: str, b: str, threshold: float = 0.8) -> bool:
     if not ta or not tb:
         return a.strip().lower() == b.strip().lower()
     return len(ta & tb) / len(ta | tb) >= threshold
+
+
+def numeric_tokens(text: str) -> frozenset[str]:
+    """The numbers a sentence states; thousands separators dropped so 1,000 equals 1000."""
+    tokens = set()
+    for raw in NUMBER.findall(text):
+        token = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+", raw) else raw
+        tokens.add(token.replace(",", "."))
+    return frozenset(tokens)
+
+
+def numbers_disagree(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Both sentences state numbers and share none: the signature of a factual conflict."""
+    return bool(a) and bool(b) and a.isdisjoint(b)

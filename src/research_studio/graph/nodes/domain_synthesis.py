@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
+from research_studio.graph.text_analysis import NUMBER, entities, numbers_disagree, numeric_tokens
 from research_studio.state import (
     FactSheet,
     Finding,
@@ -35,7 +36,6 @@ MAX_INSIGHTS = 8
 MAX_PATTERNS = 10
 DEFAULT_CONFIDENCE = 0.5
 
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 _YEAR = re.compile(r"\b(?:1\d{3}|20\d{2})\b")
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|"
            "december")
@@ -44,32 +44,13 @@ _DAY_OF_MONTH = re.compile(rf"\b(?:(?:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?\b|"
                            rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b)",
                            re.IGNORECASE)
 _DEFINITION = (" is a ", " is an ", " are ", " refers to ")
-_ENTITY = re.compile(r"\b[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3}")
-_STOPWORDS = frozenset(
-    "the a an in on at of for to from by with and or but as this that these those it its "
-    "there their they we our he she his her when while if after before during since however "
-    "also although though because so thus then some many most all each every both one".split())
 
 
 # ---- text features ---------------------------------------------------------------------------
-def numeric_tokens(text: str) -> frozenset[str]:
-    """The numbers a sentence states; thousands separators dropped so 1,000 equals 1000."""
-    tokens = set()
-    for raw in _NUMBER.findall(text):
-        token = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+", raw) else raw
-        tokens.add(token.replace(",", "."))
-    return frozenset(tokens)
-
-
-def numbers_disagree(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Both sentences state numbers and share none: the signature of a factual conflict."""
-    return bool(a) and bool(b) and a.isdisjoint(b)
-
-
 def insight_type(text: str) -> str:
     """Coarse kind of statement so the writer can phrase it (a bare year is temporal)."""
     without_dates = _DAY_OF_MONTH.sub(" ", text)
-    non_year_numbers = [n for n in _NUMBER.findall(without_dates) if not _YEAR.fullmatch(n)]
+    non_year_numbers = [n for n in NUMBER.findall(without_dates) if not _YEAR.fullmatch(n)]
     if non_year_numbers:
         return "quantitative"
     if _YEAR.search(text) or _MONTH.search(text):
@@ -269,27 +250,6 @@ def build_fact_sheet(sub_question: SubQuestion, findings: Sequence[Finding],
 
 
 # ---- leader: cross-domain patterns ---------------------------------------------------------
-def _sentences(text: str) -> list[str]:
-    return [s for s in re.split(r"(?<=[.!?;:])\s+", text) if s]
-
-
-def entities(text: str) -> list[tuple[str, bool]]:
-    """Capitalised word runs (1-4 words) with leading stopwords stripped; flag = the run is a
-    single sentence-initial word, which may just be an ordinary capitalised word."""
-    found = []
-    for sentence in _sentences(text):
-        for match in _ENTITY.finditer(sentence):
-            words = match.group().split()
-            initial = match.start() == len(sentence) - len(sentence.lstrip())
-            while words and words[0].lower() in _STOPWORDS:
-                words.pop(0)
-                initial = False
-            if not words or all(w.lower() in _STOPWORDS for w in words):
-                continue
-            found.append((" ".join(words), initial and len(words) == 1))
-    return found
-
-
 def _insight_sources(insight: KeyInsight, finding_sources: dict[str, str]) -> list[str]:
     ids = list(insight.get("source_ids", []))
     ids += [finding_sources[f] for f in insight.get("finding_ids", []) if f in finding_sources]
@@ -303,13 +263,15 @@ def cross_domain_patterns(fact_sheets: Sequence[FactSheet],
                        if f.get("finding_id") and f.get("source_id")}
     entity_domains: dict[str, list[str]] = {}
     source_domains: dict[str, list[str]] = {}
-    mid_sentence: set[str] = set()
-    doubtful: set[str] = set()
+    # one pass over all insights, so a word capitalised mid-sentence anywhere counts as a name
+    all_text = "\n".join(i.get("insight", "") for sheet in fact_sheets
+                         for i in sheet.get("key_insights", []))
+    names = entities(all_text, limit=200)
     for sheet in fact_sheets:
         domain = sheet["domain"]
         for insight in sheet.get("key_insights", []):
-            for name, initial in entities(insight.get("insight", "")):
-                (doubtful if initial else mid_sentence).add(name)
+            text = insight.get("insight", "")
+            for name in (n for n in names if n in text):
                 entity_domains.setdefault(name, [])
                 if domain not in entity_domains[name]:
                     entity_domains[name].append(domain)
@@ -318,8 +280,7 @@ def cross_domain_patterns(fact_sheets: Sequence[FactSheet],
                 if domain not in source_domains[source_id]:
                     source_domains[source_id].append(domain)
     patterns = [{"pattern": "shared_entity", "value": name, "domains": domains}
-                for name, domains in entity_domains.items()
-                if len(domains) >= 2 and (name in mid_sentence or name not in doubtful)]
+                for name, domains in entity_domains.items() if len(domains) >= 2]
     patterns += [{"pattern": "shared_source", "value": source_id, "domains": domains}
                  for source_id, domains in source_domains.items() if len(domains) >= 2]
     patterns.sort(key=lambda p: -len(p["domains"]))  # stable: entities before sources on ties

@@ -3,18 +3,20 @@ conflicting evidence, refinement queries — and whether another research round 
 
 from __future__ import annotations
 
-import re
-
 from langgraph.runtime import Runtime
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import run_config
 from research_studio.graph.nodes.strategy import follow_up_queries
-from research_studio.graph.text_analysis import content_terms, similar_text
+from research_studio.graph.text_analysis import (
+    content_terms,
+    numbers_disagree,
+    numeric_tokens,
+    similar_text,
+)
 from research_studio.state import Finding, ResearchState, SubQuestion
 
-_NUMBER = re.compile(r"\b\d[\d,.]*\b")
 REFINEMENT_ITERATIONS = 2
 
 
@@ -30,10 +32,9 @@ def conflicting_pairs(findings: list[Finding]) -> list[tuple[str, str]]:
     """Findings about the same thing that state different numbers."""
     pairs = []
     for i, a in enumerate(findings):
-        numbers_a = set(_NUMBER.findall(a["text"]))
+        numbers_a = numeric_tokens(a["text"])
         for b in findings[i + 1:]:
-            numbers_b = set(_NUMBER.findall(b["text"]))
-            if (numbers_a and numbers_b and not numbers_a & numbers_b
+            if (numbers_disagree(numbers_a, numeric_tokens(b["text"]))
                     and a["source_id"] != b["source_id"] and similar_text(a["text"], b["text"], 0.5)):
                 pairs.append((a["finding_id"], b["finding_id"]))
     return pairs

@@ -19,7 +19,7 @@ from langgraph.runtime import Runtime
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
-from research_studio.graph.nodes.domain_synthesis import numbers_disagree, numeric_tokens
+from research_studio.graph.text_analysis import numbers_disagree, numeric_tokens
 from research_studio.state import Claim, FactSheet, Finding, KeyInsight, ResearchState, Source
 
 SimilarityFn = Callable[[list[str], list[str]], np.ndarray]
