@@ -233,7 +233,7 @@ class ResearchConfig(BaseModel):
     min_novelty_rate: float = 0.15
     strategy: Literal["breadth", "depth", "hybrid"] = "hybrid"
     max_tasks_per_iteration: int = 3
-    results_per_query: int = 5
+    results_per_query: int = 8
     findings_per_result: int = 2
     # parallelism (seed 001: sequential priority order is an option)
     parallel: bool = True
