@@ -100,10 +100,12 @@ async def _drive(workspace: Workspace, session_id: str, first_input: Any, config
                     for node, update in chunk.items():
                         if node.startswith("__") or not isinstance(update, dict):
                             continue
-                        values = (await app.aget_state(run_config)).values
-                        store.save_findings(session_id, update.get("findings", []),
-                                            values.get("sources", {}))
-                        store.update(session_id, stage=node, mode=values.get("mode", "") or "")
+                        if update.get("findings"):  # their sources may predate this update
+                            values = (await app.aget_state(run_config)).values
+                            store.save_findings(session_id, update["findings"],
+                                                values.get("sources", {}))
+                        mode = {"mode": update["mode"]} if update.get("mode") else {}
+                        store.update(session_id, stage=node, **mode)
                 snapshot = await app.aget_state(run_config)
                 interrupts = [i.value for task in snapshot.tasks for i in task.interrupts]
                 if not interrupts:
