@@ -22,6 +22,7 @@ from research_studio.cli_options import (
     state,
 )
 from research_studio.cli_research import register as register_research_commands
+from research_studio.cli_serve import register as register_serve_command
 from research_studio.config import TIERS, AppContext, load_context
 from research_studio.errors import ResearchStudioError
 
@@ -229,6 +230,7 @@ def web_fetch(url: str, home: HomeOption = None) -> None:
 
 register_research_commands(app)
 register_eval_commands(app)
+register_serve_command(app)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -18,6 +18,7 @@ from rich.tree import Tree
 from research_studio.cli_options import HomeOption, console, err_console, guarded, state
 from research_studio.config import TEMPLATES, ResearchConfig, apply_template, load_context
 from research_studio.errors import ResearchStudioError
+from research_studio.graph.progress import apply_event, new_progress
 
 DEMO_QUESTION = ("How do context managers and the with statement work in Python, and how do "
                  "exceptions propagate out of a finally clause?")
@@ -28,43 +29,24 @@ class Progress:
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
-        self.stage = "starting"
-        self.sub_questions: dict[str, dict[str, Any]] = {}
-        self.counts = {"findings": 0, "sources": 0, "tokens": 0}
-        self.gap_rounds = 0
+        self.state = new_progress()
         self.live = Live(self.render(), console=err_console, refresh_per_second=4,
                          transient=False) if enabled else None
 
     def render(self) -> Tree:
-        tree = Tree(f"[bold]stage:[/] {self.stage}   [dim]findings {self.counts['findings']} · "
-                    f"sources {self.counts['sources']} · tokens {self.counts['tokens']} · "
-                    f"gap rounds {self.gap_rounds}[/]")
-        for sq_id, sq in self.sub_questions.items():
+        p = self.state
+        tree = Tree(f"[bold]stage:[/] {p['stage']}   [dim]findings {p['findings']} · "
+                    f"sources {p['sources']} · tokens {p['tokens']} · "
+                    f"gap rounds {p['gap_rounds']}[/]")
+        for sq in p["sub_questions"]:
             colour = {"completed": "green", "researching": "yellow"}.get(sq["status"], "dim")
-            tree.add(f"[{colour}]{sq_id} [{sq['status']}][/] {sq['text'][:90]} "
-                     f"[dim](iterations {sq.get('iterations', 0)}, findings "
-                     f"{sq.get('findings', 0)})[/]")
+            tree.add(f"[{colour}]{sq['sub_question_id']} [{sq['status']}][/] "
+                     f"{sq['question_text'][:90]} [dim](iterations {sq['iterations']}, "
+                     f"findings {sq['findings']})[/]")
         return tree
 
     def __call__(self, kind: str, data: dict[str, Any]) -> None:
-        if kind == "stage":
-            self.stage = data["stage"]
-            self.counts["tokens"] = data.get("tokens", self.counts["tokens"])
-        elif kind == "plan":
-            for sq in data["sub_questions"]:
-                self.sub_questions[sq["sub_question_id"]] = {"text": sq["question_text"],
-                                                             "status": "pending"}
-        elif kind == "sub_question" and data["sub_question_id"] in self.sub_questions:
-            self.sub_questions[data["sub_question_id"]]["status"] = data["status"]
-        elif kind == "iteration" and data["sub_question_id"] in self.sub_questions:
-            entry = self.sub_questions[data["sub_question_id"]]
-            entry["iterations"] = data["iteration"] + 1
-            entry["findings"] = data["findings"]
-            entry["sources"] = data["sources"]
-            self.counts["findings"] = sum(s.get("findings", 0) for s in self.sub_questions.values())
-            self.counts["sources"] = sum(s.get("sources", 0) for s in self.sub_questions.values())
-        elif kind == "gaps":
-            self.gap_rounds = data["round"]
+        apply_event(self.state, kind, data)
         if self.live:
             self.live.update(self.render())
         elif kind == "stage":
@@ -193,9 +175,9 @@ def register(app: typer.Typer) -> None:
     def sessions_list(json_flag: Annotated[bool, typer.Option("--json")] = False,
                       home: HomeOption = None) -> None:
         """List research sessions, newest first."""
-        from research_studio.store.sessions import SessionStore
+        from research_studio.store.backends import session_store
 
-        rows = SessionStore(load_context(home or state["home"]).home / "sessions.db").list()
+        rows = session_store(load_context(home or state["home"])).list()
         if json_flag:
             print(json.dumps(rows, indent=2))
             return
@@ -210,9 +192,9 @@ def register(app: typer.Typer) -> None:
     def sessions_show(session_id: str, json_flag: Annotated[bool, typer.Option("--json")] = False,
                       home: HomeOption = None) -> None:
         """Show a session's report (or its result JSON)."""
-        from research_studio.store.sessions import SessionStore
+        from research_studio.store.backends import session_store
 
-        store = SessionStore(load_context(home or state["home"]).home / "sessions.db")
+        store = session_store(load_context(home or state["home"]))
         row = store.get(session_id)
         if json_flag:
             print(json.dumps(row.get("result") or {**row, "findings": store.findings(session_id)},

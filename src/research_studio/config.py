@@ -131,6 +131,20 @@ class WebSettings(BaseModel):
     allow_private_addresses: bool = False
 
 
+class ServiceSettings(BaseModel):
+    """The HTTP service: how many sessions run at once and how big a request may be."""
+
+    model_config = {"extra": "forbid"}
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    max_concurrent_sessions: int = Field(default=2, ge=1, le=64)  # more queue
+    max_request_bytes: int = 1_000_000
+    max_upload_bytes: int = 50_000_000
+    max_answer_chars: int = 4000
+    sse_keepalive_s: float = 15.0
+
+
 class Settings(BaseSettings):
     """Everything configurable; see the module docstring for precedence."""
 
@@ -141,6 +155,12 @@ class Settings(BaseSettings):
     models: ModelSettings = Field(default_factory=ModelSettings)
     knowledge: KnowledgeSettings = Field(default_factory=KnowledgeSettings)
     web: WebSettings = Field(default_factory=WebSettings)
+    service: ServiceSettings = Field(default_factory=ServiceSettings)
+    # One URL selects the storage of sessions and checkpoints: empty = SQLite files in the
+    # home; postgresql://user:pass@host/db = one PostgreSQL database for both.
+    database_url: str = ""
+    # When set, every API endpoint requires it (header X-API-Key or Authorization: Bearer).
+    api_key: str | None = Field(default=None, repr=False)
 
     @classmethod
     def settings_customise_sources(

@@ -1,20 +1,21 @@
 """Run and resume research sessions on the checkpointer, streaming progress.
 
-A session is a LangGraph thread in ``<home>/checkpoints.db`` plus a row in the sessions
-database. Findings are stored as they arrive; a session interrupted by a clarification,
+A session is a LangGraph thread in the checkpointer (``<home>/checkpoints.db`` or
+PostgreSQL, see ``store/backends.py``) plus a row in the sessions database. Findings are
+stored as they arrive; a session interrupted by a clarification,
 Ctrl-C or a killed process continues with ``resume`` from its last checkpoint.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.language_models.chat_models import BaseChatModel
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Command
 
 from research_studio.config import AppContext, ResearchConfig
@@ -24,6 +25,7 @@ from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.result import build_result
 from research_studio.knowledge.base import KnowledgeBaseRegistry
 from research_studio.models.coordinator import ModelCoordinator
+from research_studio.store.backends import open_checkpointer, storage_backend
 from research_studio.store.sessions import SessionStore
 
 
@@ -37,17 +39,21 @@ class Hooks:
     chat_models: dict[str, BaseChatModel] | None = None
 
 
-@dataclass
 class Workspace:
-    ctx: AppContext
-    store: SessionStore = field(init=False)
+    """One home's storage and knowledge bases, shared by every session a process runs
+    (the service keeps one, so sessions share one embedding model)."""
 
-    def __post_init__(self) -> None:
-        self.store = SessionStore(self.ctx.home / "sessions.db")
+    def __init__(self, ctx: AppContext) -> None:
+        self.ctx = ctx
+        self.backend = storage_backend(ctx)
+        self.store = SessionStore(self.backend.sessions_url)
+        self._registry: KnowledgeBaseRegistry | None = None
 
     @property
-    def checkpoint_path(self) -> str:
-        return str(self.ctx.home / "checkpoints.db")
+    def registry(self) -> KnowledgeBaseRegistry:
+        if self._registry is None:
+            self._registry = KnowledgeBaseRegistry(self.ctx.kb_dir, self.ctx.settings.knowledge)
+        return self._registry
 
 
 def validate_query(query: str, config: ResearchConfig) -> str:
@@ -63,7 +69,7 @@ def validate_query(query: str, config: ResearchConfig) -> str:
 
 def _deps(workspace: Workspace, config: ResearchConfig, hooks: Hooks) -> ResearchDeps:
     ctx = workspace.ctx
-    registry = KnowledgeBaseRegistry(ctx.kb_dir, ctx.settings.knowledge)
+    registry = workspace.registry
     kb = registry.open(config.kb) if config.kb else None
     if kb is None and not config.use_web:
         raise ResearchStudioError("nothing to research: choose a knowledge base with --kb NAME "
@@ -76,34 +82,59 @@ def _deps(workspace: Workspace, config: ResearchConfig, hooks: Hooks) -> Researc
                         embeddings=registry.embeddings, emit=hooks.on_event)
 
 
-async def _drive(workspace: Workspace, session_id: str, first_input: Any, config: ResearchConfig,
+def _initial_input(row: dict[str, Any]) -> dict[str, Any]:
+    return {"session_id": row["id"], "query": row["query"], "config": row["config"],
+            "status": "running"}
+
+
+async def _report_findings(app: Any, run_config: dict, store: SessionStore, session_id: str,
+                           findings: list[dict], hooks: Hooks) -> None:
+    """Store new findings with their sources at once, and tell the front end about both."""
+    sources = (await app.aget_state(run_config)).values.get("sources", {})
+    store.save_findings(session_id, findings, sources)
+    hooks.on_event("findings", {"findings": [
+        {"finding_id": f["finding_id"], "sub_question_id": f["sub_question_id"],
+         "text": f["text"][:400], "source_id": f["source_id"]} for f in findings]})
+    cited = dict.fromkeys(f["source_id"] for f in findings)
+    hooks.on_event("sources", {"sources": [
+        {"source_id": sid, "title": sources.get(sid, {}).get("title", ""),
+         "location": sources.get(sid, {}).get("location", "")} for sid in cited]})
+
+
+async def _drive(workspace: Workspace, session_id: str, answer: str | None,
                  hooks: Hooks) -> dict[str, Any]:
-    deps = _deps(workspace, config, hooks)
     store = workspace.store
+    row = store.get(session_id)
+    config = ResearchConfig(**row["config"])
+    deps = _deps(workspace, config, hooks)
     run_config = {"configurable": {"thread_id": session_id},
                   "max_concurrency": max(1, config.max_concurrency), "recursion_limit": 200}
     started = time.perf_counter()
-    previous_active = float(store.get(session_id).get("active_s") or 0.0)
-    async with AsyncSqliteSaver.from_conn_string(workspace.checkpoint_path) as saver:
+    previous_active = float(row.get("active_s") or 0.0)
+    async with open_checkpointer(workspace.backend) as saver:
         app = build_graph().compile(checkpointer=saver)
         snapshot = await app.aget_state(run_config)
         if snapshot.values:
             deps.coordinator.ledger.restore(snapshot.values.get("llm_calls", []),
                                             snapshot.values.get("structured_outcomes", []))
-        pending: Any = first_input
+            pending: Any = Command(resume=answer) if answer is not None else None
+        elif answer is not None:
+            raise ResearchStudioError(f"session {session_id} has no pending question to answer")
+        else:  # never started (queued, or killed before the first checkpoint)
+            pending = _initial_input(row)
         status = "running"
         try:
             while True:
-                store.update(session_id, status="running")
+                store.update(session_id, status="running", error=None)
+                hooks.on_event("status", {"status": "running"})
                 async for chunk in app.astream(pending, run_config, context=deps,
                                                stream_mode="updates"):
                     for node, update in chunk.items():
                         if node.startswith("__") or not isinstance(update, dict):
                             continue
                         if update.get("findings"):  # their sources may predate this update
-                            values = (await app.aget_state(run_config)).values
-                            store.save_findings(session_id, update["findings"],
-                                                values.get("sources", {}))
+                            await _report_findings(app, run_config, store, session_id,
+                                                   update["findings"], hooks)
                         mode = {"mode": update["mode"]} if update.get("mode") else {}
                         store.update(session_id, stage=node, **mode)
                 snapshot = await app.aget_state(run_config)
@@ -117,9 +148,16 @@ async def _drive(workspace: Workspace, session_id: str, first_input: Any, config
                 pending = Command(resume=hooks.ask(interrupts[0]))
         except BaseException as exc:
             active = previous_active + time.perf_counter() - started
-            state = "interrupted" if isinstance(exc, KeyboardInterrupt | SystemExit) else "failed"
-            store.update(session_id, status=state, active_s=active,
-                         error=None if state == "interrupted" else f"{type(exc).__name__}: {exc}")
+            if isinstance(exc, asyncio.CancelledError):
+                state, error = "cancelled", None
+            elif isinstance(exc, KeyboardInterrupt | SystemExit):
+                state, error = "interrupted", None
+            else:
+                state, error = "failed", f"{type(exc).__name__}: {exc}"
+            store.update(session_id, status=state, active_s=active, error=error)
+            if error:
+                hooks.on_event("error", {"message": error})
+            hooks.on_event("status", {"status": state})
             raise
     active = previous_active + time.perf_counter() - started
     result = build_result(snapshot.values, session_id, status, active)
@@ -127,28 +165,44 @@ async def _drive(workspace: Workspace, session_id: str, first_input: Any, config
         result["pending_clarification"] = interrupts[0]
     store.update(session_id, status=status, active_s=active, result=result,
                  final_synthesis=result["report_markdown"] or None)
+    hooks.on_event("status", {"status": status})
+    if status == "completed":
+        hooks.on_event("completed", {"status": status, "claims": len(result["claims"]),
+                                     "sources_cited": result["metrics"]["sources_cited"]})
     return result
+
+
+def prepare_session(workspace: Workspace, query: str, config: ResearchConfig,
+                    session_id: str | None = None, status: str = "running") -> str:
+    """Validate the question and record the session; nothing runs yet."""
+    query = validate_query(query, config)
+    if config.kb and config.kb not in workspace.registry.names():
+        raise ResearchStudioError(f"unknown knowledge base {config.kb!r} (existing: "
+                                  f"{', '.join(workspace.registry.names()) or 'none'})")
+    session_id = session_id or uuid.uuid4().hex[:12]
+    workspace.store.create(session_id, query, config.model_dump(), status=status)
+    return session_id
+
+
+async def drive_session(workspace: Workspace, session_id: str, hooks: Hooks | None = None,
+                        answer: str | None = None) -> dict[str, Any]:
+    """Run a recorded session from its last checkpoint (or from the start) until it
+    completes or waits for a clarification; ``answer`` replies to a pending question."""
+    row = workspace.store.get(session_id)
+    if row["status"] == "completed" and row.get("result"):
+        return row["result"]
+    return await _drive(workspace, session_id, answer, hooks or Hooks())
 
 
 async def run_research(ctx: AppContext, query: str, config: ResearchConfig,
                        hooks: Hooks | None = None, session_id: str | None = None) -> dict[str, Any]:
     """Start a new session and run it to completion (or to a pending clarification)."""
-    query = validate_query(query, config)
     workspace = Workspace(ctx)
-    session_id = session_id or uuid.uuid4().hex[:12]
-    workspace.store.create(session_id, query, config.model_dump())
-    initial = {"session_id": session_id, "query": query, "config": config.model_dump(),
-               "status": "running"}
-    return await _drive(workspace, session_id, initial, config, hooks or Hooks())
+    session_id = prepare_session(workspace, query, config, session_id)
+    return await drive_session(workspace, session_id, hooks)
 
 
 async def resume_research(ctx: AppContext, session_id: str, hooks: Hooks | None = None,
                           answer: str | None = None) -> dict[str, Any]:
     """Continue a session from its last checkpoint; ``answer`` replies to a pending question."""
-    workspace = Workspace(ctx)
-    row = workspace.store.get(session_id)
-    if row["status"] == "completed" and row.get("result"):
-        return row["result"]
-    config = ResearchConfig(**row["config"])
-    first_input = Command(resume=answer) if answer is not None else None
-    return await _drive(workspace, session_id, first_input, config, hooks or Hooks())
+    return await drive_session(Workspace(ctx), session_id, hooks, answer)

@@ -1,7 +1,9 @@
 """Sessions database (seed 000's research_sessions / research_findings), via SQLAlchemy.
 
 Findings are written as they arrive, so a crash loses nothing already gathered; the
-final result JSON and report are stored when a session completes.
+final result JSON and report are stored when a session completes. Progress events are
+stored too (``research_events``): their row id is the server-sent-event id, so a client
+that reconnects with ``Last-Event-ID`` gets exactly what it missed, even across a restart.
 """
 
 from __future__ import annotations
@@ -11,7 +13,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import JSON, Float, ForeignKey, String, Text, create_engine, select
+from sqlalchemy import (
+    JSON,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    create_engine,
+    func,
+    inspect,
+    select,
+    text,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 from research_studio.errors import ResearchStudioError
@@ -36,6 +50,7 @@ class ResearchSession(Base):
     result: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     active_s: Mapped[float] = mapped_column(Float, default=0.0)
+    progress: Mapped[dict | None] = mapped_column(JSON, nullable=True)
 
 
 class ResearchFinding(Base):
@@ -50,23 +65,49 @@ class ResearchFinding(Base):
     sources: Mapped[list] = mapped_column(JSON, default=list)
 
 
+class ResearchEvent(Base):
+    __tablename__ = "research_events"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    session_id: Mapped[str] = mapped_column(ForeignKey("research_sessions.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    data: Mapped[dict] = mapped_column(JSON, default=dict)
+    created_at: Mapped[str] = mapped_column(String(32))
+
+
+UNFINISHED = ("queued", "running")
+TERMINAL = ("completed", "failed", "cancelled")
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class SessionStore:
-    """One SQLite file per home (a database URL may point elsewhere)."""
+    """One SQLite file per home, or any SQLAlchemy URL (PostgreSQL via psycopg)."""
 
     def __init__(self, url_or_path: str | Path) -> None:
         url = str(url_or_path)
         if "://" not in url:
             url = f"sqlite:///{url}"
-        self.engine = create_engine(url, future=True)
+        sqlite = url.startswith("sqlite")
+        self.engine = create_engine(
+            url, future=True, pool_pre_ping=not sqlite,
+            connect_args={"check_same_thread": False, "timeout": 30} if sqlite else {})
         Base.metadata.create_all(self.engine)
+        self._add_missing_columns()
 
-    def create(self, session_id: str, query: str, config: dict[str, Any]) -> None:
+    def _add_missing_columns(self) -> None:
+        """Homes made by an older version lack newer nullable columns; add them."""
+        present = {c["name"] for c in inspect(self.engine).get_columns("research_sessions")}
+        if "progress" not in present:
+            with self.engine.begin() as conn:
+                conn.execute(text("ALTER TABLE research_sessions ADD COLUMN progress JSON"))
+
+    def create(self, session_id: str, query: str, config: dict[str, Any],
+               status: str = "running") -> None:
         with Session(self.engine) as db, db.begin():
-            db.add(ResearchSession(id=session_id, query=query, config=config, status="running",
+            db.add(ResearchSession(id=session_id, query=query, config=config, status=status,
                                    created_at=_now(), updated_at=_now()))
 
     def update(self, session_id: str, **fields: Any) -> None:
@@ -111,12 +152,45 @@ class SessionStore:
                      "content": r.content, "confidence": r.confidence, "sources": r.sources}
                     for r in rows]
 
-    def list(self, limit: int = 50) -> list[dict[str, Any]]:
+    def exists(self, session_id: str) -> bool:
         with Session(self.engine) as db:
-            rows = db.scalars(select(ResearchSession).order_by(ResearchSession.created_at.desc())
-                              .limit(limit))
+            return db.get(ResearchSession, session_id) is not None
+
+    def list(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
+        with Session(self.engine) as db:
+            rows = db.scalars(select(ResearchSession)
+                              .order_by(ResearchSession.created_at.desc(), ResearchSession.id)
+                              .offset(offset).limit(limit))
             return [{"id": r.id, "query": r.query, "status": r.status, "stage": r.stage,
                      "mode": r.mode, "created_at": r.created_at, "updated_at": r.updated_at}
+                    for r in rows]
+
+    def count(self) -> int:
+        with Session(self.engine) as db:
+            return int(db.scalar(select(func.count()).select_from(ResearchSession)) or 0)
+
+    def unfinished(self) -> list[str]:
+        """Sessions a crashed or stopped server left queued or running, oldest first."""
+        with Session(self.engine) as db:
+            return list(db.scalars(select(ResearchSession.id)
+                                   .where(ResearchSession.status.in_(UNFINISHED))
+                                   .order_by(ResearchSession.created_at)))
+
+    def add_event(self, session_id: str, kind: str, data: dict[str, Any]) -> int:
+        with Session(self.engine) as db, db.begin():
+            event = ResearchEvent(session_id=session_id, kind=kind, data=data, created_at=_now())
+            db.add(event)
+            db.flush()
+            return int(event.id)
+
+    def events_after(self, session_id: str, after_id: int = 0,
+                     limit: int = 500) -> list[dict[str, Any]]:
+        with Session(self.engine) as db:
+            rows = db.scalars(select(ResearchEvent)
+                              .where(ResearchEvent.session_id == session_id,
+                                     ResearchEvent.id > after_id)
+                              .order_by(ResearchEvent.id).limit(limit))
+            return [{"id": r.id, "kind": r.kind, "data": r.data, "created_at": r.created_at}
                     for r in rows]
 
     def dumps(self, session_id: str) -> str:

@@ -1,0 +1,49 @@
+"""The ``serve`` command: the HTTP API and web page on uvicorn."""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated
+
+import typer
+
+from research_studio.cli_options import HomeOption, err_console, guarded, state
+from research_studio.config import load_context
+from research_studio.errors import ConfigError
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``serve`` to ``app``."""
+
+    @app.command()
+    @guarded
+    def serve(
+        host: Annotated[str | None, typer.Option(help="Address to listen on (default 127.0.0.1).")] = None,
+        port: Annotated[int | None, typer.Option(help="Port (default 8000).")] = None,
+        max_sessions: Annotated[int | None, typer.Option(
+            "--max-sessions", help="Sessions that run at once; more wait in a queue.")] = None,
+        home: HomeOption = None,
+    ) -> None:
+        """Serve the REST API (/docs), live events and the web page (/)."""
+        import uvicorn
+
+        from research_studio.service.app import create_app
+        from research_studio.service.auth import is_loopback
+        from research_studio.store.backends import storage_backend
+
+        ctx = load_context(home or state["home"])
+        service = ctx.settings.service.model_copy(update={
+            k: v for k, v in {"host": host, "port": port,
+                              "max_concurrent_sessions": max_sessions}.items() if v is not None})
+        ctx.settings.service = service
+        if not is_loopback(service.host) and not ctx.settings.api_key:
+            raise ConfigError(f"refusing to listen on {service.host}, which other machines can "
+                              "reach, without an API key: set RESEARCH_STUDIO_API_KEY (or "
+                              "api_key in config.toml), or listen on 127.0.0.1")
+        backend = storage_backend(ctx)
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        err_console.print(f"Research Studio on http://{service.host}:{service.port}/ · API docs /docs · "
+                          f"storage {backend.describe()} · up to {service.max_concurrent_sessions} "
+                          f"sessions at once · API key {'required' if ctx.settings.api_key else 'off'}")
+        uvicorn.run(create_app(ctx), host=service.host, port=service.port, log_level="info",
+                    timeout_graceful_shutdown=10)

@@ -1,0 +1,1 @@
+"""The HTTP service: REST API, live events (SSE), API-key auth and the web page."""

@@ -1,0 +1,112 @@
+"""The FastAPI application: API routers, the web page, errors that never leak internals."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from langchain_core.language_models.chat_models import BaseChatModel
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from research_studio import __version__
+from research_studio.config import AppContext
+from research_studio.errors import ResearchStudioError
+from research_studio.graph.session import Workspace
+from research_studio.service import routes_knowledge, routes_sessions
+from research_studio.service.auth import ApiKeyMiddleware
+from research_studio.service.runner import SessionRunner
+
+log = logging.getLogger("research_studio.service")
+STATIC_DIR = Path(__file__).parent / "static"
+SECURITY_HEADERS = [
+    (b"content-security-policy",
+     b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+     b"connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+]
+
+
+class SecurityHeaders:
+    """Browser-side defence in depth: no inline script, no framing, no MIME sniffing."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+def create_app(ctx: AppContext, chat_models: dict[str, BaseChatModel] | None = None) -> FastAPI:
+    """The service for one home; ``chat_models`` replaces configured models (tests only)."""
+    settings = ctx.settings
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        workspace = Workspace(ctx)
+        runner = SessionRunner(workspace, settings.service.max_concurrent_sessions, chat_models)
+        app.state.runner = runner
+        resumed = runner.recover()
+        if resumed:
+            log.warning("resuming %d unfinished session(s): %s", len(resumed), ", ".join(resumed))
+        try:
+            yield
+        finally:
+            await runner.shutdown()
+
+    app = FastAPI(title="Research Studio", version=__version__, lifespan=lifespan,
+                  max_body_size=settings.service.max_request_bytes,
+                  description="Hierarchical, grounded deep research over local documents and "
+                              "the web. Every endpoint needs the API key when one is set.")
+    app.state.settings = settings
+    app.include_router(routes_sessions.router)
+    app.include_router(routes_knowledge.build_router(settings.service.max_upload_bytes))
+
+    @app.exception_handler(ResearchStudioError)
+    async def user_error(request: Request, exc: ResearchStudioError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=400)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [{"loc": e.get("loc"), "msg": e.get("msg"), "type": e.get("type")}
+                  for e in exc.errors()]  # never echo the (possibly huge) input back
+        return JSONResponse({"detail": errors}, status_code=422)
+
+    @app.exception_handler(Exception)
+    async def server_error(request: Request, exc: Exception) -> JSONResponse:
+        error_id = uuid.uuid4().hex[:8]
+        log.exception("error %s on %s %s", error_id, request.method, request.url.path)
+        return JSONResponse({"detail": "internal server error", "error_id": error_id},
+                            status_code=500)
+
+    @app.get("/healthz", include_in_schema=False)
+    async def health() -> dict[str, object]:
+        runner: SessionRunner = app.state.runner
+        return {"ok": True, "running": runner.running, "queued": runner.queued,
+                "limit": runner.limit, "storage": runner.workspace.backend.kind}
+
+    @app.get("/", include_in_schema=False)
+    async def page() -> FileResponse:
+        return FileResponse(STATIC_DIR / "index.html")
+
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.add_middleware(SecurityHeaders)
+    if settings.api_key:
+        app.add_middleware(ApiKeyMiddleware, api_key=settings.api_key)
+    return app

@@ -1,0 +1,160 @@
+"""Runs research sessions in the background of the server, a bounded number at a time.
+
+Every event a run emits is stored (``research_events``) and folded into the session's
+progress before listeners are woken, so what a client sees never depends on being
+connected at the right moment. Sessions a killed server left unfinished are resumed
+from their checkpoints on start-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import logging
+import threading
+from collections import defaultdict
+from typing import Any
+
+from langchain_core.language_models.chat_models import BaseChatModel
+
+from research_studio.graph.progress import apply_event, new_progress
+from research_studio.graph.session import Hooks, Workspace, drive_session
+from research_studio.store.sessions import TERMINAL
+
+log = logging.getLogger("research_studio.service")
+
+
+class EventBoard:
+    """Wakes the event streams of a session when something new is stored for it."""
+
+    def __init__(self) -> None:
+        self._condition = asyncio.Condition()
+        self.version: dict[str, int] = defaultdict(int)
+
+    async def bump(self, session_id: str) -> None:
+        async with self._condition:
+            self.version[session_id] += 1
+            self._condition.notify_all()
+
+    async def wait(self, session_id: str, seen: int, timeout: float) -> None:
+        """Return when ``session_id`` moved past ``seen`` or after ``timeout`` seconds."""
+        async with self._condition:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._condition.wait_for(
+                    lambda: self.version[session_id] != seen), timeout)
+
+
+class SessionRunner:
+    """Queue and run sessions; at most ``limit`` run at once, the rest wait their turn."""
+
+    def __init__(self, workspace: Workspace, limit: int,
+                 chat_models: dict[str, BaseChatModel] | None = None) -> None:
+        self.workspace = workspace
+        self.store = workspace.store
+        self.limit = limit
+        self.chat_models = chat_models
+        self.board = EventBoard()
+        self._slots = asyncio.Semaphore(limit)
+        self._tasks: dict[str, asyncio.Task] = {}
+        self._progress: dict[str, dict[str, Any]] = {}
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        self.stopping = False
+        self._running = 0
+
+    # events ---------------------------------------------------------------
+    def record(self, session_id: str, kind: str, data: dict[str, Any]) -> None:
+        """Store one event and fold it into the session's progress (loop thread only)."""
+        if threading.get_ident() != self._loop_thread:
+            self._loop.call_soon_threadsafe(self.record, session_id, kind, data)
+            return
+        progress = self._progress.get(session_id)
+        if progress is None:
+            progress = self.store.get(session_id).get("progress") or new_progress()
+            self._progress[session_id] = progress
+        apply_event(progress, kind, data)
+        self.store.add_event(session_id, kind, data)
+        if kind not in ("status", "completed", "error", "findings", "sources"):
+            self.store.update(session_id, progress=copy.deepcopy(progress))
+        self._loop.create_task(self.board.bump(session_id))
+
+    def _hooks(self, session_id: str) -> Hooks:
+        return Hooks(on_event=lambda kind, data: self.record(session_id, kind, data),
+                     ask=None, chat_models=self.chat_models)
+
+    # lifecycle ------------------------------------------------------------
+    @property
+    def running(self) -> int:
+        return self._running
+
+    @property
+    def queued(self) -> int:
+        return len(self._tasks) - self.running
+
+    def is_active(self, session_id: str) -> bool:
+        return session_id in self._tasks
+
+    def submit(self, session_id: str, answer: str | None = None) -> None:
+        """Queue a recorded session (new, answered, or left unfinished by a crash)."""
+        if session_id in self._tasks:
+            return
+        self.store.update(session_id, status="queued")
+        self.record(session_id, "status", {"status": "queued"})
+        self._tasks[session_id] = self._loop.create_task(self._run(session_id, answer),
+                                                         name=f"session-{session_id}")
+
+    async def _run(self, session_id: str, answer: str | None) -> None:
+        started = False
+        try:
+            async with self._slots:
+                started = True
+                self._running += 1
+                try:
+                    await drive_session(self.workspace, session_id, self._hooks(session_id), answer)
+                finally:
+                    self._running -= 1
+        except asyncio.CancelledError:
+            if self.stopping:  # a server shutdown is not the person's cancel: resume later
+                self.store.update(session_id, status="queued")
+            elif not started:
+                self._finish(session_id, "cancelled")
+        except Exception as exc:  # recorded on the session; the server lives on
+            log.exception("session %s failed", session_id)
+            if self.store.get(session_id)["status"] not in TERMINAL:
+                self._finish(session_id, "failed", f"{type(exc).__name__}: {exc}")
+        finally:
+            self._tasks.pop(session_id, None)
+            self._progress.pop(session_id, None)
+
+    def _finish(self, session_id: str, status: str, error: str | None = None) -> None:
+        self.store.update(session_id, status=status, error=error)
+        if error:
+            self.record(session_id, "error", {"message": error})
+        self.record(session_id, "status", {"status": status})
+
+    def cancel(self, session_id: str) -> bool:
+        """Stop a queued or running session; one waiting for an answer is closed."""
+        task = self._tasks.get(session_id)
+        if task is not None:
+            task.cancel()
+            return True
+        if self.store.get(session_id)["status"] == "awaiting_clarification":
+            self._finish(session_id, "cancelled")
+            return True
+        return False
+
+    def recover(self) -> list[str]:
+        """Resume every session a previous server process left queued or running."""
+        resumed = self.store.unfinished()
+        for session_id in resumed:
+            log.info("resuming session %s from its last checkpoint", session_id)
+            self.submit(session_id)
+        return resumed
+
+    async def shutdown(self) -> None:
+        self.stopping = True
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
