@@ -165,10 +165,10 @@ async def _drive(workspace: Workspace, session_id: str, answer: str | None,
         result["pending_clarification"] = interrupts[0]
     store.update(session_id, status=status, active_s=active, result=result,
                  final_synthesis=result["report_markdown"] or None)
-    hooks.on_event("status", {"status": status})
     if status == "completed":
         hooks.on_event("completed", {"status": status, "claims": len(result["claims"]),
                                      "sources_cited": result["metrics"]["sources_cited"]})
+    hooks.on_event("status", {"status": status})  # last: a terminal status ends a stream
     return result
 
 

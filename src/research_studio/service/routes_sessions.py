@@ -88,15 +88,23 @@ async def get_results(row: SessionRow) -> Any:
     return row["result"]
 
 
+def event_cursor(last_event_id: Annotated[str | None, Header()] = None,
+                 after: Annotated[int | None, Query(ge=0)] = None) -> int:
+    """Where a stream starts: after ``?after=`` or the ``Last-Event-ID`` a client resends."""
+    if after is not None:
+        return after
+    try:
+        return max(0, int(last_event_id)) if last_event_id else 0
+    except ValueError:
+        raise HTTPException(400, "Last-Event-ID must be an event id from this stream") from None
+
+
 @router.get("/{session_id}/events", response_class=EventSourceResponse)
 async def stream_events(row: SessionRow, request: Request, runner: Runner,
-                        last_event_id: Annotated[str | None, Header()] = None,
-                        after: Annotated[int | None, Query(ge=0)] = None,
-                        ) -> AsyncIterator[ServerSentEvent]:
+                        cursor: Annotated[int, Depends(event_cursor)]) -> AsyncIterator[ServerSentEvent]:
     """Server-sent events, oldest first; reconnect with ``Last-Event-ID`` (or ``?after=``)
     to get only what was missed. The stream ends once the session is finished."""
     session_id = row["id"]
-    cursor = after if after is not None else _event_id(last_event_id)
     keepalive = request.app.state.settings.service.sse_keepalive_s
     while True:
         seen = runner.board.version[session_id]
@@ -111,13 +119,6 @@ async def stream_events(row: SessionRow, request: Request, runner: Runner,
                 return
             continue
         await runner.board.wait(session_id, seen, timeout=keepalive)
-
-
-def _event_id(value: str | None) -> int:
-    try:
-        return max(0, int(value)) if value else 0
-    except ValueError:
-        raise HTTPException(400, "Last-Event-ID must be an event id from this stream") from None
 
 
 @router.post("/{session_id}/clarification", status_code=202, response_model=Accepted,

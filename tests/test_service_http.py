@@ -1,0 +1,202 @@
+"""The HTTP API against a real `research-studio serve` on 127.0.0.1, with the embedded
+model: auth, bad requests, uploads, the full flow with its event stream and reconnection,
+clarification, cancel and the queue."""
+
+import re
+
+import httpx
+import pytest
+
+from tests.research_corpus import DOCUMENTS, QUESTION
+from tests.service_server import read_events, running_server, wait_for_status
+
+pytestmark = pytest.mark.slow
+KEY = "test-key-0123456789"
+TERMINAL = {"completed", "failed", "cancelled"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    home = tmp_path_factory.mktemp("service") / "home"
+    home.mkdir()
+    with running_server(home, api_key=KEY, max_sessions=1,
+                        env_extra={"RESEARCH_STUDIO_SERVICE__MAX_UPLOAD_BYTES": "300000"}) as srv:
+        with srv.client() as client:
+            files = [("files", (name, text.encode(), "text/markdown")) for name, text in DOCUMENTS.items()]
+            response = client.post("/api/knowledge-bases/bridges/documents", files=files)
+            assert response.status_code == 201, response.text
+            assert response.json()["documents_added"] == len(DOCUMENTS)
+        srv.home = home
+        yield srv
+
+
+@pytest.fixture
+def client(server):
+    with server.client() as c:
+        yield c
+
+
+def start(client: httpx.Client, query: str = QUESTION, **config) -> str:
+    response = client.post("/api/research/sessions",
+                           json={"query": query, "config": {"kb": "bridges", **config}})
+    assert response.status_code == 202, response.text
+    body = response.json()
+    assert body["status"] == "queued" and body["links"]["events"].endswith("/events")
+    return body["session_id"]
+
+
+def test_every_endpoint_needs_the_key_but_the_page_shell(server):
+    with httpx.Client(base_url=server.base_url) as anonymous:
+        for path in ("/api/research/sessions", "/api/knowledge-bases", "/openapi.json", "/docs",
+                     "/api/research/sessions/x/events"):
+            assert anonymous.get(path).status_code == 401, path
+        assert anonymous.post("/api/research/sessions", json={"query": "q"}).status_code == 401
+        assert anonymous.get("/api/research/sessions",
+                             headers={"X-API-Key": "wrong"}).status_code == 401
+        assert anonymous.get("/api/research/sessions",
+                             headers={"Authorization": f"Bearer {KEY}"}).status_code == 200
+        page = anonymous.get("/")
+        assert page.status_code == 200 and 'id="ask-form"' in page.text
+        assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+        assert anonymous.get("/static/app.js").status_code == 200
+    with server.client() as client:
+        schema = client.get("/openapi.json").json()
+        for path in ("/api/research/sessions", "/api/research/sessions/{session_id}/events",
+                     "/api/research/sessions/{session_id}/clarification",
+                     "/api/knowledge-bases/{name}/documents"):
+            assert path in schema["paths"]
+
+
+def test_bad_requests_get_clear_errors(client):
+    def create(body, **kwargs):
+        return client.post("/api/research/sessions", json=body, **kwargs)
+
+    unknown = create({"query": "q", "config": {"kb": "bridges", "temperature": 2}})
+    assert unknown.status_code == 422 and unknown.json()["detail"][0]["loc"][-1] == "temperature"
+    assert create({"query": "q", "config": {"mode": "sideways"}}).status_code == 422
+    assert create({"config": {}}).status_code == 422
+    assert "empty" in create({"query": "   ", "config": {"kb": "bridges"}}).json()["detail"]
+    too_long = create({"query": "why " * 2000, "config": {"kb": "bridges"}})
+    assert too_long.status_code == 422 and "limit" in too_long.json()["detail"]
+    unknown_kb = create({"query": "q", "config": {"kb": "nope"}})
+    assert unknown_kb.status_code == 400 and unknown_kb.json()["detail"].startswith("unknown knowledge")
+    broken = client.post("/api/research/sessions", content=b'{"query": ',
+                         headers={"content-type": "application/json"})
+    assert broken.status_code == 422
+    huge = client.post("/api/research/sessions", content=b'{"query": "' + b"a" * 2_000_000 + b'"}',
+                       headers={"content-type": "application/json"})
+    assert huge.status_code == 413
+    assert client.get("/api/research/sessions/nope").status_code == 404
+    assert client.post("/api/research/sessions/nope/cancel").status_code == 404
+    assert client.get("/api/research/sessions?limit=0").status_code == 422
+
+
+def test_uploads_cannot_escape_and_are_searchable(server, client):
+    lighthouse = b"# Lighthouse\n\nThe Pharos guided sailors."
+    hostile = [("files", ("../../../escape.md", lighthouse, "text/markdown")),
+               ("files", ("..\\..\\also.txt", b"Fresnel lenses project a beam.", "text/plain"))]
+    response = client.post("/api/knowledge-bases/lights/documents", files=hostile)
+    assert response.status_code == 201, response.text
+    assert response.json()["files"] == ["escape.md", "also.txt"]
+    uploads = server.home / "uploads" / "lights"
+    assert sorted(p.name for p in uploads.iterdir()) == ["also.txt", "escape.md"]
+    assert not (server.home.parent / "escape.md").exists()
+    hits = client.get("/api/knowledge-bases/lights/search", params={"q": "Pharos sailors"}).json()["hits"]
+    assert hits and "Pharos" in hits[0]["text"]
+    names = [kb["name"] for kb in client.get("/api/knowledge-bases").json()["knowledge_bases"]]
+    assert {"bridges", "lights"} <= set(names)
+    big = [("files", ("big.txt", b"x" * 400_000, "text/plain"))]
+    assert client.post("/api/knowledge-bases/lights/documents", files=big).status_code == 413
+    assert client.post("/api/knowledge-bases/bad name!/documents", files=hostile).status_code == 422
+    assert client.get("/api/knowledge-bases/nope/search", params={"q": "x"}).status_code == 404
+
+
+def test_full_flow_streams_events_in_order_and_reconnects(client):
+    session_id = start(client, mode="hierarchical", clarify="never")
+    early = client.get(f"/api/research/sessions/{session_id}/results")
+    assert early.status_code == 409 and early.json()["status"] in ("queued", "running")
+    events = read_events(client, session_id)
+    kinds = [e["kind"] for e in events]
+    ids = [e["id"] for e in events]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    assert events[0]["data"] == {"status": "queued"} and events[-1]["data"] == {"status": "completed"}
+    position = {kind: kinds.index(kind) for kind in set(kinds)}
+    assert position["analysis"] < position["plan"] < position["findings"] < position["completed"]
+    assert position["findings"] < position["sources"]
+    assert {"stage", "sub_question", "iteration", "gaps", "trust"} <= set(kinds)
+    planned = next(e for e in events if e["kind"] == "plan")["data"]["sub_questions"]
+    assert 2 <= len(planned) <= 5
+
+    # a client that reconnects gets exactly what it missed
+    cut = ids[len(ids) // 2]
+    replay = read_events(client, session_id, last_event_id=cut)
+    assert [e["id"] for e in replay] == [i for i in ids if i > cut]
+    assert read_events(client, session_id, last_event_id=ids[-1]) == []
+    assert client.get(f"/api/research/sessions/{session_id}/events",
+                      headers={"Last-Event-ID": "banana"}).status_code == 400
+
+    detail = client.get(f"/api/research/sessions/{session_id}").json()
+    assert detail["status"] == "completed" and detail["mode"] == "hierarchical"
+    progress = detail["progress"]
+    assert len(progress["sub_questions"]) == len(planned)
+    assert all(sq["status"] == "completed" for sq in progress["sub_questions"])
+    assert progress["findings"] > 0 and progress["claims"] > 0
+
+    result = client.get(f"/api/research/sessions/{session_id}/results").json()
+    assert result["session_id"] == session_id and result["status"] == "completed"
+    for key in ("query_analysis", "sub_questions", "fact_sheets", "claims", "sources",
+                "report_markdown", "metrics", "usage"):
+        assert key in result
+    sources = {s["sid"]: s for s in result["sources"]}
+    cited = set(re.findall(r"\[(S\d+)\]", result["report_markdown"]))
+    assert cited and cited <= set(sources)
+    assert all(sources[sid]["text"] and sources[sid]["doc_id"] for sid in cited)
+    listing = client.get("/api/research/sessions", params={"limit": 50}).json()
+    assert session_id in [item["id"] for item in listing["items"]] and listing["total"] >= 1
+    assert client.post(f"/api/research/sessions/{session_id}/clarification",
+                       json={"answer": "x"}).status_code == 409
+    assert client.post(f"/api/research/sessions/{session_id}/cancel").status_code == 409
+
+
+def test_clarification_over_http(client):
+    session_id = start(client, query="Tell me about bridges", clarify="always")
+    asked = read_events(client, session_id, stop_when=lambda e: e["kind"] == "clarification")
+    assert asked[-1]["data"]["questions"]
+    detail = wait_for_status(client, session_id, {"awaiting_clarification"})
+    assert detail["pending_clarification"]["questions"] == asked[-1]["data"]["questions"]
+    assert client.post(f"/api/research/sessions/{session_id}/clarification",
+                       json={"answer": ""}).status_code == 422
+    answer = "Focus on the Millau Viaduct and its structural engineer"
+    accepted = client.post(f"/api/research/sessions/{session_id}/clarification", json={"answer": answer})
+    assert accepted.status_code == 202
+    detail = wait_for_status(client, session_id, {"awaiting_clarification"} | TERMINAL)
+    if detail["status"] == "awaiting_clarification":  # another round: stop asking
+        assert client.post(f"/api/research/sessions/{session_id}/clarification",
+                           json={"answer": "/end"}).status_code == 202
+        detail = wait_for_status(client, session_id, TERMINAL)
+    assert detail["status"] == "completed", detail
+    result = client.get(f"/api/research/sessions/{session_id}/results").json()
+    assert result["clarification"]["history"][0]["answer"] == answer
+    assert answer in result["clarified_query"]
+    kinds = [e["kind"] for e in read_events(client, session_id)]
+    assert kinds.count("clarification") >= 1 and "awaiting_clarification" in str(
+        [e for e in read_events(client, session_id) if e["kind"] == "status"])
+
+
+def test_queue_and_cancel(client, server):
+    first = start(client, mode="flat", clarify="never")
+    second = start(client, mode="flat", clarify="never")
+    third = start(client, mode="flat", clarify="never")
+    health = client.get("/healthz").json()
+    assert health["limit"] == 1 and health["queued"] >= 1
+    assert client.get(f"/api/research/sessions/{third}").json()["status"] == "queued"
+    assert client.post(f"/api/research/sessions/{third}/cancel").status_code == 202
+    assert wait_for_status(client, third, TERMINAL)["status"] == "cancelled"
+    third_statuses = [e["data"]["status"] for e in read_events(client, third) if e["kind"] == "status"]
+    assert third_statuses == ["queued", "cancelled"]  # it never ran
+
+    wait_for_status(client, second, {"running"})
+    assert client.post(f"/api/research/sessions/{second}/cancel").status_code == 202
+    assert wait_for_status(client, second, TERMINAL)["status"] == "cancelled"
+    assert wait_for_status(client, first, TERMINAL)["status"] == "completed"
+    assert client.get(f"/api/research/sessions/{second}/results").status_code == 409
