@@ -3,6 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+set +u
+source scripts/test-services.sh
+set -u
 .venv/bin/ruff check src tests benchmarks
 set +e
 .venv/bin/python -m pytest -q "$@"

@@ -456,6 +456,7 @@ async function loadReport(id, attempt = 0) {
 function renderReport(result) {
   const sources = Array.isArray(result.sources) ? result.sources : [];
   state.sources = new Map(sources.map((s) => [String(s.sid), s]));
+  state.claims = Array.isArray(result.claims) ? result.claims : [];
   $('report-meta').textContent = reportMeta(result);
   $('report-body').replaceChildren(...renderMarkdown(String(result.report_markdown || '')));
   $('sources').replaceChildren(...sources.map(sourceItem));
@@ -573,16 +574,52 @@ function onReportClick(event) {
 function openSource(sid, opener) {
   const source = state.sources.get(sid);
   state.sourceOpener = opener || null;
+  const claim = source ? claimBeside(opener, sid) : null;
+  const span = claim ? claimSpan(claim, source) : null;
   $('source-sid').textContent = sid;
   $('source-title').textContent = source ? (source.title || sid) : `${sid} (not in the results)`;
   $('source-location').textContent = source ? (source.location || '') : '';
+  $('source-claim').textContent = claim
+    ? `Claim (${String(claim.status || '').replace('_', ' ')}): ${claim.text}` : '';
   const pre = $('source-text');
-  pre.replaceChildren(...(source ? highlightSpan(String(source.text ?? ''), source.start, source.end) : []));
+  pre.replaceChildren(...(source ? highlightSpan(String(source.text ?? ''), span?.start, span?.end) : []));
   $('source-panel').hidden = false;
   const mark = pre.querySelector('mark');
   if (mark) mark.scrollIntoView({ block: 'nearest' });
   else pre.scrollTop = 0;
   $('close-source').focus();
+}
+
+// The claim a citation button stands for: of the claims citing `sid`, the one whose text
+// ends closest before the button in its line of the report (claims are verified against
+// an exact span of their source, which the panel then highlights).
+function claimBeside(opener, sid) {
+  const block = opener && opener.classList.contains('citation')
+    ? opener.closest('li, p, h1, h2, h3, h4, h5, h6') : null;
+  if (!block) return null;
+  const range = document.createRange();
+  range.setStart(block, 0);
+  range.setEndBefore(opener);
+  const before = normalized(range.toString());
+  let best = null;
+  let bestAt = -1;
+  for (const claim of state.claims || []) {
+    if (!Array.isArray(claim.sids) || !claim.sids.includes(sid)) continue;
+    const at = before.lastIndexOf(normalized(claim.text));
+    if (at > bestAt) [best, bestAt] = [claim, at];
+  }
+  return best;
+}
+
+function claimSpan(claim, source) {
+  const verification = claim.verification || {};
+  const checked = verification.checked || {};
+  if (checked[source.source_id]) return checked[source.source_id];
+  return verification.source_id === source.source_id ? verification : null;
+}
+
+function normalized(text) {
+  return String(text).replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
 // Highlights text.slice(start, end); falls back to the whole text when the span is unusable.

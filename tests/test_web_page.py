@@ -1,0 +1,115 @@
+"""The web page in a real browser (Debian's Chromium driven by Playwright) against a real
+server with the embedded model: key prompt, ask, watch progress, answer a clarification
+in place, read the report, open a citation. Saves docs/img/web-report.png."""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.research_corpus import DOCUMENTS
+from tests.service_server import running_server
+
+pytestmark = pytest.mark.slow
+CHROMIUM = "/usr/bin/chromium"
+SCREENSHOT = Path(__file__).resolve().parent.parent / "docs" / "img" / "web-report.png"
+KEY = "browser-test-key"
+QUESTION = "Tell me about the bridges in the knowledge base"
+# a question that tries to inject script into the page, in every place it is shown
+HOSTILE_QUESTION = ("Who designed the Millau Viaduct? <img src=x onerror=\"window.__xss=1\">"
+                    "<script>window.__xss=2</script>")
+
+
+@pytest.fixture
+def browser():
+    if not shutil.which(CHROMIUM):
+        if os.environ.get("RESEARCH_STUDIO_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"{CHROMIUM} is missing but the browser test is required")
+        pytest.skip(f"{CHROMIUM} not installed (scripts/test-services.sh installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+        yield browser
+        browser.close()
+
+
+def test_ask_clarify_read_report_and_open_a_citation(tmp_path, browser):
+    from playwright.sync_api import expect
+
+    home = tmp_path / "home"
+    home.mkdir()
+    with running_server(home, api_key=KEY) as server:
+        with server.client() as client:
+            files = [("files", (n, t.encode(), "text/markdown")) for n, t in DOCUMENTS.items()]
+            assert client.post("/api/knowledge-bases/bridges/documents", files=files).status_code == 201
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(server.base_url)
+
+        # the API refuses without the key: the page asks for it and then loads
+        page.locator("#key-prompt").wait_for(state="visible")
+        page.fill("#api-key", KEY)
+        page.click("#save-key")
+        page.wait_for_selector("#kb option[value=bridges]", state="attached")
+        page.select_option("#kb", "bridges")
+        page.select_option("#clarify", "always")
+        page.select_option("#mode", "hierarchical")
+        page.fill("#query", QUESTION)
+        page.click("#submit")
+
+        # live view, then the clarifying questions in place
+        page.locator("#live").wait_for(state="visible")
+        page.locator("#clarification").wait_for(state="visible", timeout=180_000)
+        assert page.locator("#status").inner_text() == "awaiting_clarification"
+        assert page.locator("#clarification-questions li").count() >= 1
+        assert page.locator("#events li").count() >= 3
+        page.fill("#clarification-answer", "Focus on the Millau Viaduct and its structural engineer")
+        page.click("#send-answer")
+        expect(page.locator("#clarification")).to_be_hidden()
+        page.locator("#report:not([hidden]), #clarification:not([hidden])").first.wait_for(
+            timeout=300_000)
+        if page.locator("#clarification").is_visible():
+            page.click("#end-clarification")  # a second round: stop asking
+
+        # the report, with markers and citations that open the cited span
+        page.locator("#report").wait_for(state="visible", timeout=300_000)
+        assert page.locator("#status").inner_text() == "completed"
+        assert page.locator("#sub-questions li.sub-question").count() >= 2
+        assert page.locator("#report-body .mark").count() >= 1
+        citation = page.locator("#report-body li button.citation").first
+        sid = citation.get_attribute("data-sid")
+        claim_line = citation.locator("xpath=ancestor::li[1]").inner_text()
+        citation.click()
+        page.locator("#source-panel").wait_for(state="visible")
+        assert page.locator("#source-sid").inner_text().strip() == sid
+        assert page.locator("#source-title").inner_text().strip()
+        marked = " ".join(page.locator("#source-text mark").inner_text().split())
+        assert page.locator("#source-text mark").count() == 1 and marked
+        claim = page.locator("#source-claim").inner_text()
+        # the highlighted span is the one the cited claim was verified against
+        assert marked.lower() in " ".join(claim_line.split()).lower() or marked in claim
+        assert page.locator("#session-list li").count() >= 1
+        page.locator("#report").scroll_into_view_if_needed()
+        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOT), full_page=False)
+        page.click("#close-source")
+
+        # hostile text shows as text and runs nothing
+        page.select_option("#clarify", "never")
+        page.select_option("#mode", "flat")
+        page.fill("#query", HOSTILE_QUESTION)
+        page.click("#submit")
+        expect(page.locator("#live-query")).to_contain_text("<script>window.__xss=2</script>")
+        expect(page.locator("#status")).to_have_text("completed", timeout=300_000)
+        page.locator("#report").wait_for(state="visible", timeout=60_000)
+        expect(page.locator("#report-body")).to_contain_text("onerror=")
+        assert page.evaluate("window.__xss") is None
+        assert page.locator("main img, #source-panel img").count() == 0
+        assert page.locator("script").count() == 1  # only the page's own app.js
+        assert not errors, errors
