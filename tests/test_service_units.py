@@ -97,3 +97,16 @@ def test_server_errors_are_logged_not_leaked(tmp_path):
         page = client.get("/")
         assert page.status_code == 200 and "script-src 'self'" in page.headers["content-security-policy"]
         assert page.headers["x-content-type-options"] == "nosniff"
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.5", "::"])
+def test_serve_refuses_reachable_addresses_without_a_key(tmp_path, monkeypatch, host):
+    from typer.testing import CliRunner
+
+    from research_studio.cli import app
+
+    monkeypatch.delenv("RESEARCH_STUDIO_API_KEY", raising=False)
+    result = CliRunner().invoke(app, ["serve", "--host", host, "--home", str(tmp_path)])
+    assert result.exit_code == 2
+    output = " ".join(result.output.split())
+    assert "without an API key" in output and "RESEARCH_STUDIO_API_KEY" in output

@@ -24,7 +24,7 @@ def register(app: typer.Typer) -> None:
             "--max-sessions", help="Sessions that run at once; more wait in a queue.")] = None,
         home: HomeOption = None,
     ) -> None:
-        """Serve the REST API (/docs), live events and the web page (/)."""
+        """Serve the REST API (schema at /openapi.json), live events and the web page (/)."""
         import uvicorn
 
         from research_studio.service.app import create_app
@@ -42,8 +42,9 @@ def register(app: typer.Typer) -> None:
                               "api_key in config.toml), or listen on 127.0.0.1")
         backend = storage_backend(ctx)
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        err_console.print(f"Research Studio on http://{service.host}:{service.port}/ · API docs /docs · "
-                          f"storage {backend.describe()} · up to {service.max_concurrent_sessions} "
-                          f"sessions at once · API key {'required' if ctx.settings.api_key else 'off'}")
+        key = "required" if ctx.settings.api_key else "off"
+        err_console.print(f"Research Studio on http://{service.host}:{service.port}/ · API schema "
+                          f"/openapi.json · storage {backend.describe()} · up to "
+                          f"{service.max_concurrent_sessions} sessions at once · API key {key}")
         uvicorn.run(create_app(ctx), host=service.host, port=service.port, log_level="info",
                     timeout_graceful_shutdown=10)

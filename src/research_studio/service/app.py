@@ -70,7 +70,10 @@ def create_app(ctx: AppContext, chat_models: dict[str, BaseChatModel] | None = N
         finally:
             await runner.shutdown()
 
+    # no /docs: Swagger UI loads its script from a CDN, which is offline here and which the
+    # page's Content-Security-Policy forbids; the schema itself is at /openapi.json
     app = FastAPI(title="Research Studio", version=__version__, lifespan=lifespan,
+                  docs_url=None, redoc_url=None,
                   max_body_size=settings.service.max_request_bytes,
                   description="Hierarchical, grounded deep research over local documents and "
                               "the web. Every endpoint needs the API key when one is set.")
