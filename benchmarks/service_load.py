@@ -111,14 +111,16 @@ async def run_limit(base_url: str, pid: int, sessions: int, clients: int) -> dic
     sampler.start()
     async with httpx.AsyncClient(base_url=base_url, timeout=60) as client:
         started = time.perf_counter()
-        ids, posted_at = [], []
+        ids, first = [], None
         for question in (QUESTIONS * 4)[:sessions]:
-            posted_at.append(time.perf_counter())
+            posted = time.perf_counter()
             response = await client.post("/api/research/sessions", json={
                 "query": question, "config": {"kb": DEMO_KB, "clarify": "never"}})
             response.raise_for_status()
             ids.append(response.json()["session_id"])
-        first = asyncio.create_task(first_events(client, ids[0], posted_at[0]))
+            if first is None:  # a client that follows its session right after posting it
+                first = asyncio.create_task(first_events(client, ids[0], posted))
+                await asyncio.sleep(0)
         stop, latencies, errors = asyncio.Event(), [], []
         readers = [asyncio.create_task(read_load(client, ids, stop, latencies, errors))
                    for _ in range(clients)]

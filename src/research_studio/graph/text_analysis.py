@@ -4,6 +4,7 @@ candidate entities. These let the pipeline stay grounded when the model cannot r
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from research_studio.knowledge.lexical import tokenize
@@ -17,6 +18,10 @@ _LEADING_FILLERS = frozenset(
     "Their Our My After Before During Since Although However While As Following Born Later "
     "Also Then There Here Some Many Most Both Each Other Another Such".split())
 _QUESTION_TERMS = frozenset("also one many much".split())
+# capitalised but never the name of a thing a hop could look up
+CALENDAR_WORDS = frozenset(
+    "January February March April May June July August September October November December "
+    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split())
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 
 
@@ -91,6 +96,35 @@ def entities(text: str, limit: int = 12) -> list[str]:
         if len(phrase) >= 3 and not phrase.isdigit():
             counts[phrase] = counts.get(phrase, 0) + 1
     return sorted(counts, key=lambda p: (-counts[p], -len(p)))[:limit]
+
+
+def linked_entities(question: str, passages: list[str],
+                    specificity: Callable[[str], float] | None = None, limit: int = 12) -> list[str]:
+    """Entities of retrieved passages that most likely answer a hop of ``question``.
+
+    An entity earns weight from each sentence that names it, mostly for the terms the
+    sentence shares with the question, discounted by its passage's rank; the total is
+    scaled by the square of how specific the name is in the collection (``specificity``:
+    'American' names nothing in particular) and by how much of it the question does not
+    already say. Month and day names are never hops.
+    """
+    asked = question.lower()
+    wanted = content_terms(question)
+    scores: dict[str, float] = {}
+    for rank, passage in enumerate(passages):
+        for sentence in sentences(passage, min_chars=1):
+            overlap = len(wanted & content_terms(sentence.text))
+            for entity in entities(sentence.text, limit=50):
+                if entity.lower() in asked or entity in CALENDAR_WORDS:
+                    continue
+                scores[entity] = scores.get(entity, 0.0) + (0.25 + overlap) / (1.0 + rank)
+    ranked = {}
+    for entity, score in scores.items():
+        terms = content_terms(entity)
+        novelty = len(terms - wanted) / len(terms) if terms else 0.0
+        rarity = specificity(entity) if specificity else 1.0
+        ranked[entity] = score * novelty * rarity ** 2
+    return [e for e in sorted(ranked, key=lambda e: (-ranked[e], -len(e))) if ranked[e] > 0][:limit]
 
 
 def similar_text(a: str, b: str, threshold: float = 0.8) -> bool:

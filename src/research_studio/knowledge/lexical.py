@@ -42,3 +42,15 @@ class LexicalIndex:
         scores = self._bm25.get_scores(tokens)
         top = np.argsort(-scores)[:depth]
         return [(self.ids[i], float(scores[i])) for i in top if scores[i] != 0]
+
+    def specificity(self, phrase: str) -> float:
+        """How rare the phrase's words are in this collection, 0..1 (mean BM25 IDF over
+        the largest IDF): names of one thing score high, words most chunks share low."""
+        tokens = tokenize(phrase)
+        if self._bm25 is None or not tokens or not self._bm25.idf:
+            return 0.0
+        idf = self._bm25.idf
+        ceiling = max(idf.values())
+        if ceiling <= 0:
+            return 0.0
+        return min(1.0, sum(max(0.0, idf.get(t, ceiling)) for t in tokens) / (len(tokens) * ceiling))

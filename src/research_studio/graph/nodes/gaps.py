@@ -67,6 +67,8 @@ async def detect_gaps_node(state: ResearchState, runtime: Runtime[ResearchDeps])
     overall = round(sum(sections[sq["sub_question_id"]] * sq.get("priority", 1.0)
                         for sq in sub_questions) / weights, 3)
     gaps, refinements = [], []
+    kb = runtime.context.kb
+    specificity = kb.specificity if kb is not None else None
     for sq in sub_questions:
         sq_id = sq["sub_question_id"]
         evidence = " ".join(sources.get(f["source_id"], {}).get("text", "") for f in by_sq[sq_id])
@@ -75,7 +77,7 @@ async def detect_gaps_node(state: ResearchState, runtime: Runtime[ResearchDeps])
         weak = len(by_sq[sq_id]) < config.min_findings or sections[sq_id] < config.min_confidence
         if not (weak or conflicts):
             continue
-        queries = follow_up_queries(sq, by_sq[sq_id], sources, 2)
+        queries = follow_up_queries(sq, by_sq[sq_id], sources, 2, specificity)
         if missing:
             queries.append(f"{sq['question_text']} {' '.join(missing[:3])}")
         queries = [q for q in dict.fromkeys(queries)

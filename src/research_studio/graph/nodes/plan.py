@@ -18,7 +18,7 @@ from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, research_query, run_config
 from research_studio.graph.nodes.schemas import DecompositionOutput
-from research_studio.graph.text_analysis import content_terms, entities, similar_text
+from research_studio.graph.text_analysis import content_terms, linked_entities, similar_text
 from research_studio.state import ResearchState, SubQuestion
 
 _CLAUSE_SPLIT = re.compile(r"\s*(?:;|,\s*and\s+|\s+and\s+(?=(?:what|how|why|when|where|who|which)\b)"
@@ -70,8 +70,8 @@ def deterministic_decomposition(question: str, subject: str, deps: ResearchDeps,
     plan = [(question, 1.0, "the question itself, researched directly")]
     if deps.kb is not None:
         hits = deps.kb.search(question, k=5)
-        asked = question.lower()
-        linked = [e for e in entities(" ".join(h.text for h in hits)) if e.lower() not in asked]
+        linked = linked_entities(question, [f"{h.title}. {h.text}" for h in hits],
+                                 deps.kb.specificity)
         for entity in linked[:max(0, config.max_sub_questions - 2)]:
             # the question itself, seen through the linked entity: a good query as it stands
             plan.append((f"{entity} — {question}", 0.7,

@@ -55,10 +55,11 @@ async def research_sub_question_node(state: ResearchState, runtime: Runtime[Rese
     trace, errors = [], []
     deps.emit("sub_question", {"sub_question_id": sq_id, "status": "researching"})
     action, reasons = "continue", []
+    specificity = deps.kb.specificity if deps.kb is not None else None
     while action == "continue":
         iteration = sub_question.get("iteration_count", 0)
         tasks = select_strategy(sub_question, iteration, findings, sources, config,
-                                web_enabled=config.use_web)
+                                web_enabled=config.use_web, specificity=specificity)
         if not tasks:
             action, reasons = "synthesize_sub_question", ["no_new_queries"]
             break
@@ -88,7 +89,7 @@ async def research_sub_question_node(state: ResearchState, runtime: Runtime[Rese
             min_iterations=min_iterations,
             quality=quality, session_iterations=session_iterations,
             budget_exhausted=not deps.coordinator.affordable("low"),
-            has_next_queries=bool(follow_up_queries(sub_question, findings, sources, 1)
+            has_next_queries=bool(follow_up_queries(sub_question, findings, sources, 1, specificity)
                                   or sub_question.get("queued_queries"))), config)
         trace.append({"node": "research", "sub_question_id": sq_id, "iteration": iteration,
                       "tasks": [f"{t.kind}:{t.query}" for t in tasks], "retrieved": len(retrieved),

@@ -7,10 +7,11 @@ multi-hop question reach its second and third paragraph; hybrid mixes both.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from research_studio.config import ResearchConfig
-from research_studio.graph.text_analysis import content_terms, entities, ordered_terms
+from research_studio.graph.text_analysis import content_terms, linked_entities, ordered_terms
 from research_studio.state import Finding, Source, SubQuestion
 
 
@@ -22,8 +23,10 @@ class Task:
 
 
 def follow_up_queries(sub_question: SubQuestion, findings: list[Finding],
-                      sources: dict[str, Source], limit: int) -> list[str]:
-    """Entity hops: names in the best evidence that the question does not mention,
+                      sources: dict[str, Source], limit: int,
+                      specificity: Callable[[str], float] | None = None) -> list[str]:
+    """Entity hops: the name in each piece of the best evidence most connected to the
+    question (and most specific in the collection) that the question does not mention,
     paired with the question terms that evidence did not answer."""
     question = sub_question["question_text"]
     asked = question.lower()
@@ -35,10 +38,10 @@ def follow_up_queries(sub_question: SubQuestion, findings: list[Finding],
         passage = source.get("text", finding["text"])
         present = content_terms(f"{source.get('title', '')} {passage}")
         missing = [t for t in wanted if t not in present]  # in the question's own order
-        # the finding's own sentence names the bridge entity first; then its passage
-        candidates = entities(finding["text"], limit=4) + entities(
-            f"{source.get('title', '')}. {passage}", limit=6)
-        for entity in dict.fromkeys(candidates):
+        # the finding's own sentence ranks above the rest of its passage
+        candidates = linked_entities(question, [finding["text"], f"{source.get('title', '')}. {passage}"],
+                                     specificity, limit=8)
+        for entity in candidates:
             if entity.lower() in asked or any(entity.lower() in q for q in done):
                 continue
             query = f"{entity} {' '.join(missing[:5])}".strip()
@@ -52,12 +55,12 @@ def follow_up_queries(sub_question: SubQuestion, findings: list[Finding],
 
 def select_strategy(sub_question: SubQuestion, iteration: int, findings: list[Finding],
                     sources: dict[str, Source], config: ResearchConfig,
-                    web_enabled: bool) -> list[Task]:
+                    web_enabled: bool, specificity: Callable[[str], float] | None = None) -> list[Task]:
     limit = max(1, config.max_tasks_per_iteration)
     done = {q.lower() for q in sub_question.get("queries_done", [])}
     breadth = [sub_question["question_text"], *sub_question.get("queued_queries", [])]
     breadth = [q for q in dict.fromkeys(breadth) if q.lower() not in done]
-    depth = follow_up_queries(sub_question, findings, sources, limit)
+    depth = follow_up_queries(sub_question, findings, sources, limit, specificity)
     if config.strategy == "breadth" or (iteration == 0 and config.strategy != "depth"):
         ordered = [Task("kb", q, "breadth") for q in breadth] + [Task("kb", q, "depth") for q in depth]
     elif config.strategy == "depth":
