@@ -3,6 +3,7 @@ model: auth, bad requests, uploads, the full flow with its event stream and reco
 clarification, cancel and the queue."""
 
 import re
+import time
 
 import httpx
 import pytest
@@ -200,3 +201,31 @@ def test_queue_and_cancel(client, server):
     assert wait_for_status(client, second, TERMINAL)["status"] == "cancelled"
     assert wait_for_status(client, first, TERMINAL)["status"] == "completed"
     assert client.get(f"/api/research/sessions/{second}/results").status_code == 409
+
+
+def test_concurrent_sessions_do_not_interfere(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    lighthouse = ("# Lighthouses\n\nThe Pharos of Alexandria guided sailors into the harbour. "
+                  "Modern lighthouses use Fresnel lenses designed by Augustin Fresnel.\n")
+    with running_server(home, max_sessions=2) as srv, srv.client() as client:
+        files = [("files", (name, text.encode(), "text/markdown")) for name, text in DOCUMENTS.items()]
+        assert client.post("/api/knowledge-bases/bridges/documents", files=files).status_code == 201
+        assert client.post("/api/knowledge-bases/lights/documents",
+                           files=[("files", ("lights.md", lighthouse.encode(), "text/markdown"))]
+                           ).status_code == 201
+        bridges = start(client, mode="hierarchical", clarify="never")
+        lights = client.post("/api/research/sessions", json={
+            "query": "Who designed the lenses of modern lighthouses?",
+            "config": {"kb": "lights", "mode": "flat", "clarify": "never"}}).json()["session_id"]
+        deadline = time.monotonic() + 60
+        while client.get("/healthz").json()["running"] < 2:  # both hold a slot at once
+            assert time.monotonic() < deadline, "the two sessions never ran at the same time"
+            time.sleep(0.05)
+        for session_id in (bridges, lights):
+            assert wait_for_status(client, session_id, TERMINAL)["status"] == "completed"
+        first = client.get(f"/api/research/sessions/{bridges}/results").json()
+        second = client.get(f"/api/research/sessions/{lights}/results").json()
+    assert first["query"] == QUESTION and {s["kb"] for s in first["sources"]} == {"bridges"}
+    assert {s["kb"] for s in second["sources"]} == {"lights"} and "Fresnel" in second["report_markdown"]
+    assert "Fresnel" not in first["report_markdown"]

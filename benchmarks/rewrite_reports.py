@@ -1,0 +1,71 @@
+"""Re-run the report writer on the saved runs of an evaluation, offline, and print the
+cited support recall and citation precision it gives per mode.
+
+The writer is deterministic with the embedded model, so on unchanged code this
+reproduces the evaluation's own figures exactly; after a change to evidence selection
+(``graph/nodes/write.py``) it shows what the change does to the same research, in
+seconds instead of a 20-minute evaluation.
+
+    python benchmarks/rewrite_reports.py /tmp/final2-musique40 ../shared/eval/musique_dev100.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from research_studio.eval.metrics import citation_precision, normalize_text, support_recall
+from research_studio.graph.nodes.write import write_node
+
+
+class ExtractiveOnly:
+    """The embedded model's capability: the writer takes its extractive path."""
+
+    def is_strong(self, tier: str) -> bool:
+        return False
+
+
+def rewrite(run_file: Path) -> tuple[dict, list[dict]]:
+    result = json.loads(run_file.read_text())
+    sources = {s["source_id"]: s for s in result["sources"]}
+    claims = [{k: v for k, v in c.items() if k != "sids"} for c in result["claims"]]
+    state = {"query": result["query"], "sub_questions": result["sub_questions"], "claims": claims,
+             "sources": sources, "mode": result["mode"], "config": {}, "fact_sheets": [],
+             "knowledge_gaps": []}
+    update = asyncio.run(write_node(state, SimpleNamespace(context=SimpleNamespace(
+        coordinator=ExtractiveOnly()))))
+    return result, [sources[sid] for sid in update["citations"].values()]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("run_dir", type=Path, help="an `eval --out` folder")
+    parser.add_argument("dataset", type=Path)
+    args = parser.parse_args()
+    records = {r["id"]: r for r in map(json.loads, args.dataset.read_text().splitlines()) if r}
+    paragraph_text = {p["id"]: normalize_text(p["text"]) for r in records.values()
+                      for p in r["paragraphs"]}
+    rows = [json.loads(line) for line in (args.run_dir / "results.jsonl").read_text().splitlines()]
+    for mode in ("flat", "hierarchical"):
+        recall, precision, saved = [], [], []
+        for row in (r for r in rows if r["mode"] == mode):
+            _, cited = rewrite(args.run_dir / "runs" / f"{row['id']}.{mode}.json")
+            record = records[row["id"]]
+            recall.append(support_recall(record, cited, paragraph_text) or 0.0)
+            precision.append(citation_precision(record, cited, paragraph_text))
+            saved.append(row["metrics"]["support_recall_cited"] or 0.0)
+        if recall:
+            print(f"{mode:12} n={len(recall)}  cited support recall {statistics.mean(recall):.3f} "
+                  f"(evaluation: {statistics.mean(saved):.3f})  citation precision "
+                  f"{statistics.mean(precision):.3f}")
+
+
+if __name__ == "__main__":
+    main()
