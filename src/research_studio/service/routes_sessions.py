@@ -114,20 +114,11 @@ async def stream_events(row: SessionRow, request: Request, runner: Runner,
             yield ServerSentEvent(id=str(event["id"]), event=event["kind"], data=event["data"])
         if events:
             continue
-        if _finished(runner, session_id, cursor) or await request.is_disconnected():
-            return
+        if runner.store.get(session_id)["status"] in TERMINAL or await request.is_disconnected():
+            if not runner.store.events_after(session_id, cursor, limit=1):
+                return
+            continue
         await runner.board.wait(session_id, seen, timeout=keepalive)
-
-
-def _finished(runner: SessionRunner, session_id: str, cursor: int) -> bool:
-    """The stream has delivered the session's final event: its status is terminal and its
-    last stored event is that terminal status (the session's thread stores the status
-    before the server records the event, so the status alone is not enough)."""
-    if runner.store.get(session_id)["status"] not in TERMINAL:
-        return False
-    last = runner.store.last_event(session_id)
-    return last is None or (last["id"] <= cursor and last["kind"] == "status"
-                            and last["data"].get("status") in TERMINAL)
 
 
 @router.post("/{session_id}/clarification", status_code=202, response_model=Accepted,

@@ -1,10 +1,9 @@
 """Runs research sessions in the background of the server, a bounded number at a time.
 
-Each running session has its own thread and event loop (``session_thread.py``), so the
-server's loop stays free for requests. Every event a run emits is stored
-(``research_events``) and folded into the session's progress before listeners are
-woken, so what a client sees never depends on being connected at the right moment.
-Sessions a killed server left unfinished are resumed from their checkpoints on start-up.
+Every event a run emits is stored (``research_events``) and folded into the session's
+progress before listeners are woken, so what a client sees never depends on being
+connected at the right moment. Sessions a killed server left unfinished are resumed
+from their checkpoints on start-up.
 """
 
 from __future__ import annotations
@@ -15,14 +14,12 @@ import copy
 import logging
 import threading
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from langchain_core.language_models.chat_models import BaseChatModel
 
 from research_studio.graph.progress import apply_event, new_progress
 from research_studio.graph.session import Hooks, Workspace, drive_session
-from research_studio.service.session_thread import SessionThread
 from research_studio.store.sessions import TERMINAL
 
 log = logging.getLogger("research_studio.service")
@@ -65,7 +62,6 @@ class SessionRunner:
         self._loop_thread = threading.get_ident()
         self.stopping = False
         self._running = 0
-        self._threads = ThreadPoolExecutor(max_workers=limit, thread_name_prefix="session")
 
     # events ---------------------------------------------------------------
     def record(self, session_id: str, kind: str, data: dict[str, Any]) -> None:
@@ -115,7 +111,7 @@ class SessionRunner:
                 started = True
                 self._running += 1
                 try:
-                    await self._in_own_thread(session_id, answer)
+                    await drive_session(self.workspace, session_id, self._hooks(session_id), answer)
                 finally:
                     self._running -= 1
         except asyncio.CancelledError:
@@ -130,19 +126,6 @@ class SessionRunner:
         finally:
             self._tasks.pop(session_id, None)
             self._progress.pop(session_id, None)
-
-    async def _in_own_thread(self, session_id: str, answer: str | None) -> None:
-        """Drive the session on its own loop and thread; a cancel reaches its graph, and
-        this returns only once the session has recorded how it ended."""
-        worker = SessionThread(lambda: drive_session(self.workspace, session_id,
-                                                     self._hooks(session_id), answer))
-        future = self._loop.run_in_executor(self._threads, worker.run)
-        try:
-            await asyncio.shield(future)
-        except asyncio.CancelledError:
-            worker.cancel()
-            await asyncio.wait([future])
-            raise
 
     def _finish(self, session_id: str, status: str, error: str | None = None) -> None:
         self.store.update(session_id, status=status, error=error)
@@ -175,4 +158,3 @@ class SessionRunner:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        self._threads.shutdown(wait=False, cancel_futures=True)

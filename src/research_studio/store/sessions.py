@@ -183,12 +183,6 @@ class SessionStore:
             db.flush()
             return int(event.id)
 
-    def last_event(self, session_id: str) -> dict[str, Any] | None:
-        with Session(self.engine) as db:
-            row = db.scalars(select(ResearchEvent).where(ResearchEvent.session_id == session_id)
-                             .order_by(ResearchEvent.id.desc()).limit(1)).first()
-            return {"id": row.id, "kind": row.kind, "data": row.data} if row else None
-
     def events_after(self, session_id: str, after_id: int = 0,
                      limit: int = 500) -> list[dict[str, Any]]:
         with Session(self.engine) as db:
