@@ -108,6 +108,16 @@ def read_events(client: httpx.Client, session_id: str, last_event_id: int | None
     return events
 
 
+def upload_research_corpus(client: httpx.Client, kb: str = "bridges") -> None:
+    """Build the two-hop research corpus into ``kb`` through the upload endpoint."""
+    from tests.research_corpus import DOCUMENTS
+
+    files = [("files", (name, text.encode(), "text/markdown")) for name, text in DOCUMENTS.items()]
+    response = client.post(f"/api/knowledge-bases/{kb}/documents", files=files)
+    assert response.status_code == 201, response.text
+    assert response.json()["documents_added"] == len(DOCUMENTS)
+
+
 def wait_for_status(client: httpx.Client, session_id: str, statuses: set[str],
                     timeout: float = 600) -> dict:
     deadline = time.monotonic() + timeout

@@ -8,8 +8,14 @@ import pytest
 from research_studio.config import AppContext, Settings
 from research_studio.store.backends import storage_backend
 from research_studio.store.sessions import SessionStore
-from tests.research_corpus import DOCUMENTS, QUESTION
-from tests.service_server import read_events, running_server, start_server, wait_for_status
+from tests.research_corpus import QUESTION
+from tests.service_server import (
+    read_events,
+    running_server,
+    start_server,
+    upload_research_corpus,
+    wait_for_status,
+)
 from tests.storage import database_url  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.slow
@@ -22,8 +28,7 @@ def test_killed_server_resumes_unfinished_sessions(tmp_path, database_url):  # n
     server = start_server(home, database_url=database_url, max_sessions=1)
     try:
         with server.client() as client:
-            files = [("files", (name, text.encode(), "text/markdown")) for name, text in DOCUMENTS.items()]
-            assert client.post("/api/knowledge-bases/bridges/documents", files=files).status_code == 201
+            upload_research_corpus(client)
             body = {"query": QUESTION, "config": {"kb": "bridges", "mode": "hierarchical",
                                                   "clarify": "never", "parallel": False}}
             running = client.post("/api/research/sessions", json=body).json()["session_id"]

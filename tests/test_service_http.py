@@ -8,8 +8,8 @@ import time
 import httpx
 import pytest
 
-from tests.research_corpus import DOCUMENTS, QUESTION
-from tests.service_server import read_events, running_server, wait_for_status
+from tests.research_corpus import QUESTION
+from tests.service_server import read_events, running_server, upload_research_corpus, wait_for_status
 
 pytestmark = pytest.mark.slow
 KEY = "test-key-0123456789"
@@ -23,10 +23,7 @@ def server(tmp_path_factory):
     with running_server(home, api_key=KEY, max_sessions=1,
                         env_extra={"RESEARCH_STUDIO_SERVICE__MAX_UPLOAD_BYTES": "300000"}) as srv:
         with srv.client() as client:
-            files = [("files", (name, text.encode(), "text/markdown")) for name, text in DOCUMENTS.items()]
-            response = client.post("/api/knowledge-bases/bridges/documents", files=files)
-            assert response.status_code == 201, response.text
-            assert response.json()["documents_added"] == len(DOCUMENTS)
+            upload_research_corpus(client)
         srv.home = home
         yield srv
 
@@ -209,8 +206,7 @@ def test_concurrent_sessions_do_not_interfere(tmp_path):
     lighthouse = ("# Lighthouses\n\nThe Pharos of Alexandria guided sailors into the harbour. "
                   "Modern lighthouses use Fresnel lenses designed by Augustin Fresnel.\n")
     with running_server(home, max_sessions=2) as srv, srv.client() as client:
-        files = [("files", (name, text.encode(), "text/markdown")) for name, text in DOCUMENTS.items()]
-        assert client.post("/api/knowledge-bases/bridges/documents", files=files).status_code == 201
+        upload_research_corpus(client)
         assert client.post("/api/knowledge-bases/lights/documents",
                            files=[("files", ("lights.md", lighthouse.encode(), "text/markdown"))]
                            ).status_code == 201

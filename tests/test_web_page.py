@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.research_corpus import DOCUMENTS
-from tests.service_server import running_server
+from tests.service_server import running_server, upload_research_corpus
 
 pytestmark = pytest.mark.slow
 CHROMIUM = "/usr/bin/chromium"
@@ -45,8 +44,7 @@ def test_ask_clarify_read_report_and_open_a_citation(tmp_path, browser):
     home.mkdir()
     with running_server(home, api_key=KEY) as server:
         with server.client() as client:
-            files = [("files", (n, t.encode(), "text/markdown")) for n, t in DOCUMENTS.items()]
-            assert client.post("/api/knowledge-bases/bridges/documents", files=files).status_code == 201
+            upload_research_corpus(client)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
