@@ -2,8 +2,8 @@
 
 A session is a LangGraph thread in the checkpointer (``<home>/checkpoints.db`` or
 PostgreSQL, see ``store/backends.py``) plus a row in the sessions database. Findings are
-stored as they arrive; a session interrupted by a clarification,
-Ctrl-C or a killed process continues with ``resume`` from its last checkpoint.
+stored as they arrive; a session interrupted by a clarification, Ctrl-C or a killed process
+continues with ``resume`` from its last checkpoint.
 """
 
 from __future__ import annotations
@@ -176,9 +176,8 @@ def prepare_session(workspace: Workspace, query: str, config: ResearchConfig,
                     session_id: str | None = None, status: str = "running") -> str:
     """Validate the question and record the session; nothing runs yet."""
     query = validate_query(query, config)
-    if config.kb and config.kb not in workspace.registry.names():
-        raise ResearchStudioError(f"unknown knowledge base {config.kb!r} (existing: "
-                                  f"{', '.join(workspace.registry.names()) or 'none'})")
+    if config.kb:
+        workspace.registry.open(config.kb)  # an unknown name raises, naming the existing ones
     session_id = session_id or uuid.uuid4().hex[:12]
     workspace.store.create(session_id, query, config.model_dump(), status=status)
     return session_id

@@ -159,9 +159,11 @@ class KnowledgeBase:
                 self._lexical = (count, LexicalIndex(ids, texts), chunks)
             return self._lexical[1], self._lexical[2]
 
-    def specificity(self, phrase: str) -> float:
-        """Rarity of the phrase's words in this knowledge base (0..1), for ranking hops."""
-        return self._lexical_index()[0].specificity(phrase)
+    def specificity_scorer(self) -> Callable[[str], float]:
+        """Rarity of a phrase's words in this knowledge base (0..1), for ranking hops. The
+        index is looked up once here, not per phrase: each lookup asks the store whether
+        it changed."""
+        return self._lexical_index()[0].specificity
 
     def get_chunks(self, chunk_ids: list[str]) -> list[SearchHit]:
         """Stored chunks by id (for span verification); unknown ids are left out."""

@@ -29,6 +29,7 @@ class LexicalIndex:
         self.ids = ids
         corpus = [tokenize(t) or ["∅"] for t in texts]
         self._bm25 = BM25Okapi(corpus) if corpus else None
+        self._max_idf = max(self._bm25.idf.values(), default=0.0) if self._bm25 else 0.0
 
     def search(self, query: str, depth: int) -> list[tuple[str, float]]:
         """Top ``depth`` (id, score) pairs among chunks sharing a term with the query.
@@ -47,10 +48,8 @@ class LexicalIndex:
         """How rare the phrase's words are in this collection, 0..1 (mean BM25 IDF over
         the largest IDF): names of one thing score high, words most chunks share low."""
         tokens = tokenize(phrase)
-        if self._bm25 is None or not tokens or not self._bm25.idf:
+        ceiling = self._max_idf
+        if self._bm25 is None or not tokens or ceiling <= 0:
             return 0.0
         idf = self._bm25.idf
-        ceiling = max(idf.values())
-        if ceiling <= 0:
-            return 0.0
         return min(1.0, sum(max(0.0, idf.get(t, ceiling)) for t in tokens) / (len(tokens) * ceiling))

@@ -68,7 +68,7 @@ async def detect_gaps_node(state: ResearchState, runtime: Runtime[ResearchDeps])
                         for sq in sub_questions) / weights, 3)
     gaps, refinements = [], []
     kb = runtime.context.kb
-    specificity = kb.specificity if kb is not None else None
+    specificity = kb.specificity_scorer() if kb is not None else None
     for sq in sub_questions:
         sq_id = sq["sub_question_id"]
         evidence = " ".join(sources.get(f["source_id"], {}).get("text", "") for f in by_sq[sq_id])

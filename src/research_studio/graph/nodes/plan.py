@@ -71,7 +71,7 @@ def deterministic_decomposition(question: str, subject: str, deps: ResearchDeps,
     if deps.kb is not None:
         hits = deps.kb.search(question, k=5)
         linked = linked_entities(question, [f"{h.title}. {h.text}" for h in hits],
-                                 deps.kb.specificity)
+                                 deps.kb.specificity_scorer())
         for entity in linked[:max(0, config.max_sub_questions - 2)]:
             # the question itself, seen through the linked entity: a good query as it stands
             plan.append((f"{entity} — {question}", 0.7,

@@ -55,11 +55,12 @@ async def research_sub_question_node(state: ResearchState, runtime: Runtime[Rese
     trace, errors = [], []
     deps.emit("sub_question", {"sub_question_id": sq_id, "status": "researching"})
     action, reasons = "continue", []
-    specificity = deps.kb.specificity if deps.kb is not None else None
+    specificity = deps.kb.specificity_scorer() if deps.kb is not None else None
+    depth: list[str] | None = None  # follow-up queries from the evidence so far, once per iteration
     while action == "continue":
         iteration = sub_question.get("iteration_count", 0)
         tasks = select_strategy(sub_question, iteration, findings, sources, config,
-                                web_enabled=config.use_web, specificity=specificity)
+                                web_enabled=config.use_web, specificity=specificity, depth=depth)
         if not tasks:
             action, reasons = "synthesize_sub_question", ["no_new_queries"]
             break
@@ -82,6 +83,8 @@ async def research_sub_question_node(state: ResearchState, runtime: Runtime[Rese
                         "queued_queries": [q for q in sub_question.get("queued_queries", [])
                                            if q not in {t.query for t in tasks}]}
         quality = score_quality(findings, len(kept), len(candidates))
+        depth = follow_up_queries(sub_question, findings, sources,
+                                  max(1, config.max_tasks_per_iteration), specificity)
         session_iterations += 1
         round_iterations += 1
         action, reasons = check_stopping(StoppingInput(
@@ -89,8 +92,7 @@ async def research_sub_question_node(state: ResearchState, runtime: Runtime[Rese
             min_iterations=min_iterations,
             quality=quality, session_iterations=session_iterations,
             budget_exhausted=not deps.coordinator.affordable("low"),
-            has_next_queries=bool(follow_up_queries(sub_question, findings, sources, 1, specificity)
-                                  or sub_question.get("queued_queries"))), config)
+            has_next_queries=bool(depth or sub_question.get("queued_queries"))), config)
         trace.append({"node": "research", "sub_question_id": sq_id, "iteration": iteration,
                       "tasks": [f"{t.kind}:{t.query}" for t in tasks], "retrieved": len(retrieved),
                       "new_findings": len(kept), "confidence": quality.confidence,

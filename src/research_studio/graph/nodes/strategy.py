@@ -55,12 +55,16 @@ def follow_up_queries(sub_question: SubQuestion, findings: list[Finding],
 
 def select_strategy(sub_question: SubQuestion, iteration: int, findings: list[Finding],
                     sources: dict[str, Source], config: ResearchConfig,
-                    web_enabled: bool, specificity: Callable[[str], float] | None = None) -> list[Task]:
+                    web_enabled: bool, specificity: Callable[[str], float] | None = None,
+                    depth: list[str] | None = None) -> list[Task]:
+    """``depth``: the follow-up queries, when the caller already computed them for this
+    evidence (``follow_up_queries`` with ``max_tasks_per_iteration``)."""
     limit = max(1, config.max_tasks_per_iteration)
     done = {q.lower() for q in sub_question.get("queries_done", [])}
     breadth = [sub_question["question_text"], *sub_question.get("queued_queries", [])]
     breadth = [q for q in dict.fromkeys(breadth) if q.lower() not in done]
-    depth = follow_up_queries(sub_question, findings, sources, limit, specificity)
+    if depth is None:
+        depth = follow_up_queries(sub_question, findings, sources, limit, specificity)
     if config.strategy == "breadth" or (iteration == 0 and config.strategy != "depth"):
         ordered = [Task("kb", q, "breadth") for q in breadth] + [Task("kb", q, "depth") for q in depth]
     elif config.strategy == "depth":
