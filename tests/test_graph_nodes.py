@@ -101,6 +101,15 @@ def test_analyze_uses_a_valid_analysis():
     assert (update["mode"], update["mode_reason"]) == ("flat", "analysis: simple question")
 
 
+def test_only_a_strong_model_sets_budgets_through_its_template_suggestion():
+    weak = run(analyze_node, {"query": QUESTION, "config": {}}, make_deps(json.dumps(ANALYSIS)))
+    assert weak["query_analysis"]["suggested_template"] == "quick_fact"  # recorded as said
+    assert (weak["config"]["template"], weak["config"]["max_iterations"]) == ("general", 12)
+    strong = run(analyze_node, {"query": QUESTION, "config": {}},
+                 make_deps(json.dumps(ANALYSIS), strong=True))
+    assert (strong["config"]["template"], strong["config"]["max_iterations"]) == ("quick_fact", 5)
+
+
 # ---- plan -----------------------------------------------------------------------------------------
 def decomposition(*questions: str) -> str:
     return json.dumps({"strategy": "multi_faceted", "outline": ["Causes", "Effects"],

@@ -13,6 +13,8 @@ from research_studio.graph.text_analysis import entities, term_overlap
 from research_studio.knowledge.lexical import tokenize
 from research_studio.state import QueryAnalysis, ResearchState
 
+NEUTRAL_TEMPLATE = "general"
+
 
 def neutral_analysis(query: str) -> AnalysisOutput:
     """Fallback when the model's analysis is unusable: a moderate, clear question whose
@@ -26,7 +28,7 @@ def neutral_analysis(query: str) -> AnalysisOutput:
         intent="", query_class="exploratory",
         primary_subject=subject[:100], topic_focus=focus, temporal_scope="unspecified",
         complexity="moderate", ambiguity_level="low", needs_clarification=False,
-        clarification_question="", suggested_template="general")
+        clarification_question="", suggested_template=NEUTRAL_TEMPLATE)
 
 
 def grounded_in_question(analysis: QueryAnalysis, query: str) -> QueryAnalysis:
@@ -51,14 +53,18 @@ def choose_mode(requested: str, analysis: QueryAnalysis) -> tuple[str, str]:
     return "hierarchical", f"analysis: {analysis.get('complexity', 'moderate')} question"
 
 
-def template_from_analysis(config: ResearchConfig,
-                           analysis: QueryAnalysis) -> tuple[ResearchConfig, str | None]:
+def template_from_analysis(config: ResearchConfig, analysis: QueryAnalysis,
+                           trust_suggestion: bool = True) -> tuple[ResearchConfig, str | None]:
     """Seed 001 phase 9: without ``--template`` the analysis suggests one; whatever the
     person set explicitly (any value other than the default) is kept, and so is the mode,
-    which ``--mode auto`` decides from the analysed complexity (seeds 000/001)."""
+    which ``--mode auto`` decides from the analysed complexity (seeds 000/001).
+
+    A model that cannot reason does not get to set budgets: its suggestion is replaced by
+    the neutral one (the embedded model picked ``quick_fact`` — 5 iterations, one gap
+    round — for a third of the four-hop MuSiQue questions, at random)."""
     if config.template:
         return config, config.template
-    suggested = analysis.get("suggested_template")
+    suggested = analysis.get("suggested_template") if trust_suggestion else NEUTRAL_TEMPLATE
     if suggested not in TEMPLATES:
         return config, None
     defaults = ResearchConfig()
@@ -76,7 +82,8 @@ async def analyze_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> 
     analysis: QueryAnalysis = {**result.value.model_dump(),  # type: ignore[typeddict-item]
                                "method": "fallback" if result.path == "fallback" else "llm"}
     analysis = grounded_in_question(analysis, query)
-    config, template = template_from_analysis(run_config(state), analysis)
+    config, template = template_from_analysis(
+        run_config(state), analysis, trust_suggestion=runtime.context.coordinator.is_strong("medium"))
     mode, reason = choose_mode(config.mode, analysis)
     runtime.context.emit("analysis", {"mode": mode, "analysis": analysis, "template": template})
     return {"query_analysis": analysis, "mode": mode, "mode_reason": reason, "stage": "analyze",
