@@ -37,3 +37,52 @@ def test_without_a_collection_the_question_link_alone_ranks():
     ranked = linked_entities(QUESTION, PASSAGES)
     assert ranked[0] == "Vivien Leigh"
     assert linked_entities(QUESTION, []) == []
+
+
+# ---- nested questions: clauses, the anchor, the next hop's terms ----------------------------------
+NESTED = ("Which county shares a border with the county where the most populous city in the "
+          "state where WDXQ can be found is located?")
+
+
+def test_a_nested_question_splits_into_its_clauses_outermost_first():
+    from research_studio.graph.text_analysis import anchor_clause, clauses
+
+    assert clauses(NESTED) == ["Which county shares a border with the county",
+                               "the most populous city in the state", "WDXQ can be found is located"]
+    assert anchor_clause(NESTED) == "the state where WDXQ can be found is located"
+    assert anchor_clause(QUESTION) == "the actress who plays Scarlett in Gone with the Wind"
+    # a question word after a comma asks; it does not open a nested clause
+    assert clauses("In True Grit, who did the star play?") == ["In True Grit, who did the star play"]
+    assert anchor_clause("In True Grit, who did the star play?") is None
+    # a capitalised relative word belongs to a title
+    assert len(clauses("Who is the host of Who Wants to be a Millionaire in the country that "
+                       "the producer of The Wild Women is from?")) == 2
+
+
+def test_hop_terms_ask_next_for_the_clause_just_outside_the_answered_one():
+    from research_studio.graph.text_analysis import content_terms, hop_terms
+
+    anchor_passage = content_terms("WDXQ is a radio station licensed to Cochran, Georgia.")
+    assert hop_terms(NESTED, anchor_passage)[:4] == ["most", "populous", "city", "state"]
+    middle_passage = content_terms("Atlanta is the most populous city in the state of Georgia.")
+    terms = hop_terms(NESTED, middle_passage)
+    assert terms[:3] == ["county", "shares", "border"]
+    assert not set(terms) & middle_passage  # only what the passage does not say
+    # a question without nesting keeps its own order
+    assert hop_terms("Where was Vivien Leigh born?", set()) == ["vivien", "leigh", "born"]
+
+
+def test_follow_up_hops_climb_the_chain_of_the_question():
+    from research_studio.graph.nodes.strategy import follow_up_queries
+
+    source = {"source_id": "s1", "title": "WDXQ",
+              "text": "WDXQ is a radio station licensed to Cochran, Georgia, United States."}
+    finding = {"finding_id": "f1", "source_id": "s1", "text": source["text"], "confidence": 0.9}
+    hop = {"sub_question_id": "sq_002", "question_text": "the state where WDXQ can be found",
+           "hop_of": NESTED, "queries_done": []}
+    towns = [f"Town {i} is a small town in the United States." for i in range(20)]
+    index = LexicalIndex([str(i) for i in range(21)], [source["text"], *towns])
+    [query] = follow_up_queries(hop, [finding], {"s1": source}, 1, index.specificity)
+    entity, terms = query.split(" ", 1)
+    assert entity in {"Cochran", "Georgia"}, query
+    assert terms.startswith("most populous city"), query  # the next clause out, not the last one

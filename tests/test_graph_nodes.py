@@ -168,6 +168,20 @@ def test_plan_links_entities_from_the_knowledge_base(kb):
     assert_plan_records(update, ResearchConfig())
 
 
+def test_plan_follows_the_chain_of_a_nested_question(kb):
+    question = "What kind of bodies come from the cloud that comets come from?"
+    update = run(plan_node, {"query": question, "config": {}, "mode": "hierarchical"},
+                 make_deps("garbage", "garbage", kb=kb))
+    texts = [s["question_text"] for s in update["sub_questions"]]
+    assert update["decomposition_path"] == "deterministic"
+    assert texts[:2] == [question, "the cloud that comets come from"]  # the anchor, alone
+    hops = texts[2:]
+    assert hops and all(t.endswith(" — What kind of bodies come from the cloud") for t in hops), texts
+    assert "Oort" in {t.split(" — ")[0] for t in hops}  # named by the anchor's evidence
+    assert all(s["hop_of"] == question for s in update["sub_questions"])
+    assert_plan_records(update, ResearchConfig())
+
+
 def test_entity_sub_questions_read_well_after_a_fallback_analysis(kb):
     deps = make_deps("not json", "still not json", "garbage", "garbage", kb=kb)
     analysis = run(analyze_node, {"query": QUESTION, "config": {}}, deps)

@@ -40,6 +40,7 @@ class SubQuestion(TypedDict, total=False):
     parent_question_id: str | None
     question_text: str
     depth_level: int
+    hop_of: str  # the nested question whose clause chain this sub-question climbs
     priority: float  # 0..1
     rationale: str
     strategy: str  # decomposition strategy: comparison, multi_faceted, causal, ...

@@ -23,6 +23,11 @@ CALENDAR_WORDS = frozenset(
     "January February March April May June July August September October November December "
     "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split())
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
+# lower-case relative words open a nested clause; capitalised ones open titles ("Who Wants to…")
+# …after a noun phrase that a determiner opens at most three words earlier ("the county
+# where", "the other county, that"); "In True Grit, who did…" asks, it does not nest
+_RELATIVE = re.compile(r"\s*,?\s+(?:that|which|who|whom|whose|where|when)\s+")
+_DETERMINER = re.compile(r"\b(?:the|a|an|its|his|her|their)\s", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,55 @@ def term_overlap(query: str, text: str) -> float:
     """Share of the query's content terms found in ``text``."""
     wanted = content_terms(query)
     return len(wanted & content_terms(text)) / len(wanted) if wanted else 0.0
+
+
+def clauses(question: str) -> list[str]:
+    """The nested clauses of a multi-hop question, outermost first: "the county where the
+    city where X was born is located" → [the county, the city, X was born is located].
+    The innermost clause names the anchor; each outer one asks about the previous answer."""
+    parts, position = [], 0
+    for match in _nesting_markers(question):
+        parts.append(question[position:match.start()])
+        position = match.end()
+    parts.append(question[position:])
+    parts = [p.strip(" ,?") for p in parts]
+    return [p for p in parts if content_terms(p)] or [question]
+
+
+def _nesting_markers(question: str) -> list[re.Match[str]]:
+    """Relative words that open a nested clause: a determiner opens their noun phrase."""
+    out = []
+    for match in _RELATIVE.finditer(question):
+        before = question[:match.start()]
+        words = before.split()[-4:]
+        if any(_DETERMINER.match(w + " ") for w in words):
+            out.append(match)
+    return out
+
+
+def anchor_clause(question: str) -> str | None:
+    """The innermost clause with the noun it describes ("the state where WDXQ can be
+    found"): searched alone it finds the first hop, which the whole question dilutes.
+    None when the question has no nested clause."""
+    matches = _nesting_markers(question)
+    if not matches:
+        return None
+    last = matches[-1]
+    before = question[:last.start()]
+    start = list(_DETERMINER.finditer(before))[-1].start()
+    return question[start:].strip(" ?")
+
+
+def hop_terms(question: str, present: set[str]) -> list[str]:
+    """The question's content terms that a passage does not state (``present``: its terms),
+    ordered for the next hop: first the clause just outside the one the passage answers
+    (the relation to look up with the entity it found), then further out, then the rest."""
+    parts = clauses(question)
+    overlap = [len(content_terms(p) & present) / len(content_terms(p)) for p in parts]
+    answered = max(range(len(parts)), key=lambda i: (overlap[i], i))  # ties: the inner one
+    order = parts[answered - 1::-1] + parts[answered:] if answered else parts
+    terms = [t for part in order for t in ordered_terms(part) if t not in present]
+    return list(dict.fromkeys(terms))
 
 
 def _sentence_initial(text: str, position: int) -> bool:

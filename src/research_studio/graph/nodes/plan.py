@@ -18,7 +18,13 @@ from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, research_query, run_config
 from research_studio.graph.nodes.schemas import DecompositionOutput
-from research_studio.graph.text_analysis import content_terms, linked_entities, similar_text
+from research_studio.graph.text_analysis import (
+    anchor_clause,
+    clauses,
+    content_terms,
+    linked_entities,
+    similar_text,
+)
 from research_studio.state import ResearchState, SubQuestion
 
 _CLAUSE_SPLIT = re.compile(r"\s*(?:;|,\s*and\s+|\s+and\s+(?=(?:what|how|why|when|where|who|which)\b)"
@@ -58,15 +64,41 @@ def useful_sub_questions(question: str, proposed: list[str], config: ResearchCon
     return kept[:config.max_sub_questions]
 
 
+def chain_decomposition(question: str, deps: ResearchDeps,
+                        config: ResearchConfig) -> list[tuple[str, float, str]]:
+    """A nested question ("the county where the city where X was born is located") is a
+    chain of hops: research its innermost clause alone (it names the anchor), and the next
+    clause out through each entity that clause's evidence links to. Empty when the
+    question has no nested clause or there is no knowledge base to link through."""
+    parts, anchor = clauses(question), anchor_clause(question)
+    if len(parts) < 2 or anchor is None or deps.kb is None:
+        return []
+    plan = [(question, 1.0, "the question itself, researched directly"),
+            (anchor, 0.9, "innermost clause: it names the anchor of the chain")]
+    hits = deps.kb.search(anchor, k=5)
+    specificity = deps.kb.specificity_scorer()
+    # rarity counts linearly here, not squared as for the whole question: the short clause
+    # already puts its own passage first (MuSiQue 1–40 offline: cited 0.804 → 0.812)
+    linked = linked_entities(parts[-1], [f"{h.title}. {h.text}" for h in hits],
+                             lambda entity: specificity(entity) ** 0.5)
+    for entity in linked[:max(0, config.max_sub_questions - len(plan))]:
+        plan.append((f"{entity} — {parts[-2]}", 0.8,
+                     f"next hop: the anchor's evidence links to {entity}"))
+    return plan
+
+
 def deterministic_decomposition(question: str, subject: str, deps: ResearchDeps,
                                 config: ResearchConfig) -> list[tuple[str, float, str]]:
-    """Split on clauses when the question has several parts; otherwise research the
-    question itself plus the entities the knowledge base links it to (retrieval-driven
-    hops), then background on the subject."""
+    """Split on clauses when the question has several parts; follow the chain of a nested
+    question; otherwise research the question itself plus the entities the knowledge base
+    links it to (retrieval-driven hops), then background on the subject."""
     parts = [p.strip(" ?.") for p in _CLAUSE_SPLIT.split(question) if len(content_terms(p)) >= 2]
     if len(parts) >= 2:
         return [(f"{p}?", 1.0 if i == 0 else 0.8, "part of a multi-part question")
                 for i, p in enumerate(parts[:config.max_sub_questions])]
+    chain = chain_decomposition(question, deps, config)
+    if len(chain) >= max(2, config.min_sub_questions):
+        return chain
     plan = [(question, 1.0, "the question itself, researched directly")]
     if deps.kb is not None:
         hits = deps.kb.search(question, k=5)
@@ -82,7 +114,7 @@ def deterministic_decomposition(question: str, subject: str, deps: ResearchDeps,
 
 
 def _records(plan: list[tuple[str, float, str]], strategy: str,
-             config: ResearchConfig) -> list[SubQuestion]:
+             config: ResearchConfig, hop_of: str = "") -> list[SubQuestion]:
     budgets = allocate_iterations([p for _, p, _ in plan], config)
     cost = allocate_cost(len(plan), config)["per_sub_question_usd"]
     now = datetime.now(UTC).isoformat(timespec="seconds")
@@ -91,8 +123,8 @@ def _records(plan: list[tuple[str, float, str]], strategy: str,
         priority=priority, rationale=rationale, strategy=strategy, status="pending",
         iteration_count=0, iteration_budget=budget, cost_budget_usd=cost, finding_ids=[],
         queued_queries=[], queries_done=[], synthesis=None, quality_score=0.0, stop_reason="",
-        created_at=now) for i, ((text, priority, rationale), budget)
-        in enumerate(zip(plan, budgets, strict=True), start=1)]
+        created_at=now, **({"hop_of": hop_of} if hop_of else {}))
+        for i, ((text, priority, rationale), budget) in enumerate(zip(plan, budgets, strict=True), start=1)]
 
 
 async def plan_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
@@ -122,7 +154,9 @@ async def plan_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
         else:
             plan = deterministic_decomposition(question, subject, deps, config)
             strategy, path = "retrieval_driven", "deterministic"
-        sub_questions = _records(plan, strategy, config)
+        # the deterministic sub-questions are all views of the question: hop along its clauses
+        sub_questions = _records(plan, strategy, config,
+                                 hop_of=question if path == "deterministic" else "")
     outline = outline or [sq["question_text"] for sq in sub_questions]
     tree = {"root": question, "strategy": strategy, "path": path,
             "children": [sq["sub_question_id"] for sq in sub_questions]}

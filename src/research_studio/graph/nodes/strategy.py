@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from research_studio.config import ResearchConfig
-from research_studio.graph.text_analysis import content_terms, linked_entities, ordered_terms
+from research_studio.graph.text_analysis import content_terms, hop_terms, linked_entities
 from research_studio.state import Finding, Source, SubQuestion
 
 
@@ -27,17 +27,17 @@ def follow_up_queries(sub_question: SubQuestion, findings: list[Finding],
                       specificity: Callable[[str], float] | None = None) -> list[str]:
     """Entity hops: the name in each piece of the best evidence most connected to the
     question (and most specific in the collection) that the question does not mention,
-    paired with the question terms that evidence did not answer."""
+    paired with the question terms that evidence did not answer — those of the clause
+    just outside the one it answered first, so a chain climbs one hop at a time."""
     question = sub_question["question_text"]
-    asked = question.lower()
+    chain = sub_question.get("hop_of") or question  # the clauses the hops climb
+    asked = f"{question} {chain}".lower()
     done = {q.lower() for q in sub_question.get("queries_done", [])}
-    wanted = ordered_terms(question)
     queries: list[str] = []
     for finding in sorted(findings, key=lambda f: -f.get("confidence", 0.0)):
         source = sources.get(finding["source_id"], {})
         passage = source.get("text", finding["text"])
-        present = content_terms(f"{source.get('title', '')} {passage}")
-        missing = [t for t in wanted if t not in present]  # in the question's own order
+        missing = hop_terms(chain, content_terms(f"{source.get('title', '')} {passage}"))
         # the finding's own sentence ranks above the rest of its passage
         candidates = linked_entities(question, [finding["text"], f"{source.get('title', '')}. {passage}"],
                                      specificity, limit=8)
