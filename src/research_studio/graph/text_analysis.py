@@ -23,9 +23,9 @@ CALENDAR_WORDS = frozenset(
     "January February March April May June July August September October November December "
     "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split())
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
-# lower-case relative words open a nested clause; capitalised ones open titles ("Who Wants to…")
-# …after a noun phrase that a determiner opens at most three words earlier ("the county
-# where", "the other county, that"); "In True Grit, who did…" asks, it does not nest
+# A lower-case relative word opens a nested clause when a determiner opens its noun phrase
+# just before ("the county where", "the other county, that"); capitalised ones open titles
+# ("Who Wants to…"), and "In True Grit, who did…" asks rather than nests.
 _RELATIVE = re.compile(r"\s*,?\s+(?:that|which|who|whom|whose|where|when)\s+")
 _DETERMINER = re.compile(r"\b(?:the|a|an|its|his|her|their)\s", re.IGNORECASE)
 
