@@ -153,14 +153,15 @@ def entities(text: str, limit: int = 12) -> list[str]:
 
 
 def linked_entities(question: str, passages: list[str],
-                    specificity: Callable[[str], float] | None = None, limit: int = 12) -> list[str]:
+                    specificity: Callable[[str], float] | None = None, limit: int = 12,
+                    rarity_power: float = 2.0) -> list[str]:
     """Entities of retrieved passages that most likely answer a hop of ``question``.
 
     An entity earns weight from each sentence that names it, mostly for the terms the
     sentence shares with the question, discounted by its passage's rank; the total is
-    scaled by the square of how specific the name is in the collection (``specificity``:
-    'American' names nothing in particular) and by how much of it the question does not
-    already say. Month and day names are never hops.
+    scaled by how specific the name is in the collection (``specificity``, raised to
+    ``rarity_power``, squared by default: 'American' names nothing in particular) and by
+    how much of it the question does not already say. Month and day names are never hops.
     """
     asked = question.lower()
     wanted = content_terms(question)
@@ -177,7 +178,7 @@ def linked_entities(question: str, passages: list[str],
         terms = content_terms(entity)
         novelty = len(terms - wanted) / len(terms) if terms else 0.0
         rarity = specificity(entity) if specificity else 1.0
-        ranked[entity] = score * novelty * rarity ** 2
+        ranked[entity] = score * novelty * rarity ** rarity_power
     return [e for e in sorted(ranked, key=lambda e: (-ranked[e], -len(e))) if ranked[e] > 0][:limit]
 
 

@@ -76,11 +76,10 @@ def chain_decomposition(question: str, deps: ResearchDeps,
     plan = [(question, 1.0, "the question itself, researched directly"),
             (anchor, 0.9, "innermost clause: it names the anchor of the chain")]
     hits = deps.kb.search(anchor, k=5)
-    specificity = deps.kb.specificity_scorer()
     # rarity counts linearly here, not squared as for the whole question: the short clause
     # already puts its own passage first (MuSiQue 1–40 offline: cited 0.804 → 0.812)
     linked = linked_entities(parts[-1], [f"{h.title}. {h.text}" for h in hits],
-                             lambda entity: specificity(entity) ** 0.5)
+                             deps.kb.specificity_scorer(), rarity_power=1.0)
     for entity in linked[:max(0, config.max_sub_questions - len(plan))]:
         plan.append((f"{entity} — {parts[-2]}", 0.8,
                      f"next hop: the anchor's evidence links to {entity}"))
