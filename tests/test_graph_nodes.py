@@ -3,6 +3,7 @@ fallbacks, findings and their validation, search strategy, gap detection, clarif
 against a real knowledge base (including the real interrupt) and the grounded writer."""
 
 import asyncio
+import itertools
 import json
 import re
 from pathlib import Path
@@ -31,6 +32,7 @@ from research_studio.graph.nodes.gaps import detect_gaps_node
 from research_studio.graph.nodes.plan import plan_node
 from research_studio.graph.nodes.strategy import Task, follow_up_queries, select_strategy
 from research_studio.graph.nodes.write import write_node
+from research_studio.graph.text_analysis import evidence_units
 from research_studio.knowledge.base import KnowledgeBase, KnowledgeBaseRegistry
 from research_studio.models.coordinator import ModelCoordinator
 from tests.conftest import scripted
@@ -267,6 +269,31 @@ def test_extractive_findings_fall_back_to_the_lead_sentence_of_top_passages_only
     assert lead["relevance"] == 0.0
     assert extractive_findings(SUB_QUESTION, [retrieved(text, rank=2, query=QUESTION)], 0,
                                ResearchConfig()) == []
+
+
+def test_extractive_findings_quote_a_fact_inside_a_flattened_infobox():
+    """An infobox flattened into one line has no sentence ends; its facts must still be
+    quotable, as a word-bounded window at exact offsets."""
+    filler = " ".join(f"Field{i} value{i}" for i in range(40))
+    infobox = (f"Tidal Infobox {filler} Ocean tides causes gravitational pull of the Moon and "
+               f"the Sun Period about twelve hours {filler}")
+    assert len(infobox) > 1000
+    [best, *_] = extractive_findings(SUB_QUESTION, [retrieved(infobox)], 0, ResearchConfig())
+    assert "gravitational pull of the Moon" in best["quote"]
+    assert infobox[best["quote_start"]:best["quote_end"]] == best["quote"]
+    assert len(best["quote"]) <= 400 and not best["quote"].startswith(" ")
+
+
+def test_evidence_units_keep_sentences_and_cut_only_run_on_text():
+    prose = "Tides rise twice a day. The Moon pulls the oceans."
+    assert [u.text for u in evidence_units(prose)] == ["Tides rise twice a day.",
+                                                       "The Moon pulls the oceans."]
+    run_on = " ".join(["word"] * 300)
+    units = evidence_units(run_on, max_chars=400, window=100)
+    assert all(len(u.text) <= 100 and run_on[u.start:u.end] == u.text for u in units)
+    assert units[0].start == 0 and units[-1].end == len(run_on)  # nothing lost at the ends
+    for before, after in itertools.pairwise(units):
+        assert after.start < before.end  # windows overlap, so no fact falls between two
 
 
 def test_validate_findings_drops_bad_offsets_duplicates_and_injections():

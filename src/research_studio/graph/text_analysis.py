@@ -52,6 +52,32 @@ def sentences(text: str, min_chars: int = 20) -> list[Sentence]:
     return out
 
 
+def evidence_units(text: str, max_chars: int = 400, window: int = 220) -> list[Sentence]:
+    """Sentences, with any run-on stretch longer than ``max_chars`` (an infobox or a table
+    flattened into one line, which has no sentence ends) cut into word-bounded windows of
+    about ``window`` characters that overlap by half, so a fact inside it lies whole in
+    some window and can still be quoted at exact offsets."""
+    out: list[Sentence] = []
+    for sentence in sentences(text):
+        if len(sentence.text) <= max_chars:
+            out.append(sentence)
+            continue
+        words = [(m.start(), m.end()) for m in re.finditer(r"\S+", sentence.text)]
+        first = 0
+        while first < len(words):
+            last = first
+            while last + 1 < len(words) and words[last + 1][1] - words[first][0] <= window:
+                last += 1
+            start, end = sentence.start + words[first][0], sentence.start + words[last][1]
+            out.append(Sentence(text[start:end], start, end))
+            if last == len(words) - 1:
+                break
+            middle = words[first][0] + window // 2
+            first = max(first + 1, next(k for k in range(first, last + 1)
+                                        if words[k][1] > middle or k == last))
+    return out
+
+
 def is_prose(text: str, max_chars: int = 400) -> bool:
     """A readable statement: a few words, mostly letters, not a heading rule or code."""
     words = text.split()

@@ -15,7 +15,12 @@ from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, quote_untrusted
 from research_studio.graph.nodes.execute import Retrieved
 from research_studio.graph.nodes.schemas import FindingsOutput
-from research_studio.graph.text_analysis import is_prose, sentences, similar_text, term_overlap
+from research_studio.graph.text_analysis import (
+    evidence_units,
+    is_prose,
+    similar_text,
+    term_overlap,
+)
 from research_studio.state import Finding, SubQuestion
 
 # Sentences that address an AI rather than inform a reader are never evidence.
@@ -47,7 +52,7 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
     out: list[Finding] = []
     for item in retrieved:
         source = item.source
-        units = [s for s in sentences(source["text"]) if is_prose(s.text)]
+        units = [s for s in evidence_units(source["text"]) if is_prose(s.text)]
         scored = sorted(((0.6 * term_overlap(question, s.text) + 0.4 * term_overlap(item.query, s.text),
                           i, s) for i, s in enumerate(units)), key=lambda t: (-t[0], t[1]))
         chosen = [(score, s) for score, _, s in scored if score > 0][:config.findings_per_result]
