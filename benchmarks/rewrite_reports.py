@@ -38,7 +38,8 @@ def rewrite(run_file: Path) -> tuple[dict, list[dict]]:
     claims = [{k: v for k, v in c.items() if k != "sids"} for c in result["claims"]]
     state = {"query": result["query"], "sub_questions": result["sub_questions"], "claims": claims,
              "sources": sources, "mode": result["mode"], "config": {}, "fact_sheets": [],
-             "knowledge_gaps": []}
+             "knowledge_gaps": [],
+             "findings": [f for sq in result["sub_questions"] for f in sq.get("findings", [])]}
     update = asyncio.run(write_node(state, SimpleNamespace(context=SimpleNamespace(
         coordinator=ExtractiveOnly()))))
     return result, [sources[sid] for sid in update["citations"].values()]

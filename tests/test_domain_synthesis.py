@@ -22,6 +22,7 @@ from research_studio.graph.nodes.domain_synthesis import (
     numeric_tokens,
     resolve_conflict,
     resolve_domain,
+    source_reach,
 )
 from research_studio.models.coordinator import ModelCoordinator
 
@@ -144,6 +145,16 @@ def test_insights_sorted_capped_and_grounded():
     assert "f_orphan" not in {f for i in sheet["key_insights"] for f in i["finding_ids"]}
     assert sheet["evidence_count"] == 9
     assert sheet["evidence_strength"] == "moderate"  # one source, mean 0.55
+
+
+def test_source_reach_is_the_share_of_domains_that_found_a_source():
+    domains = {"sq_001": [finding("a", "x", 0.5, "s1"), finding("b", "y", 0.5, "s2")],
+               "sq_002": [finding("c", "x", 0.5, "s1", "sq_002")],
+               "sq_003": [], "sq_004": [finding("d", "z", 0.5, "s1", "sq_004")]}
+    assert source_reach(domains) == {"s1": 0.75, "s2": 0.25}
+    flat = {"sq_001": domains["sq_001"]}
+    assert set(source_reach(flat).values()) == {1.0}  # one domain: no source is preferred
+    assert source_reach({}) == {}
 
 
 def test_empty_domain_gives_an_empty_weak_sheet():

@@ -31,7 +31,7 @@ from research_studio.graph.nodes.findings import (
 from research_studio.graph.nodes.gaps import detect_gaps_node
 from research_studio.graph.nodes.plan import plan_node
 from research_studio.graph.nodes.strategy import Task, follow_up_queries, select_strategy
-from research_studio.graph.nodes.write import write_node
+from research_studio.graph.nodes.write import select_claims, write_node
 from research_studio.graph.text_analysis import evidence_units
 from research_studio.knowledge.base import KnowledgeBase, KnowledgeBaseRegistry
 from research_studio.models.coordinator import ModelCoordinator
@@ -710,6 +710,18 @@ def test_writer_reports_only_verified_claims_with_markers_and_sources():
     assert "1 candidate claims could not be verified" in limits
     assert 'weak evidence for "Why do coral reefs bleach?" (confidence 0.30)' in limits
     assert "1 cross-validated, 1 verified, 1 single-source, 1 unverified" in report
+
+
+def test_claim_selection_prefers_sources_that_several_sub_questions_found():
+    """Equal confidence, relevance and novelty: the source more sub-questions' research
+    reached wins the section's last place; without reach the first listed would."""
+    near_miss = {"claim_id": "c1", "text": "Tides rise twice a day.", "confidence": 0.5,
+                 "source_ids": ["kb:t:once"], "status": "single_source"}
+    shared = {"claim_id": "c2", "text": "Tides rise twice a day in most seas.", "confidence": 0.5,
+              "source_ids": ["kb:t:shared"], "status": "single_source"}
+    pick = lambda reach: select_claims(QUESTION, QUESTION, [near_miss, shared], 1, set(), [], reach)  # noqa: E731
+    assert pick(None) == [near_miss]
+    assert pick({"kb:t:once": 0.25, "kb:t:shared": 1.0}) == [shared]
 
 
 def test_writer_without_verified_claims_says_so():

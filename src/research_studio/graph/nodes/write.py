@@ -17,6 +17,7 @@ from langgraph.runtime import Runtime
 from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, research_query, run_config
+from research_studio.graph.nodes.domain_synthesis import group_by_domain, source_reach
 from research_studio.graph.nodes.schemas import SummaryOutput
 from research_studio.graph.text_analysis import sentences, similar_text, term_overlap
 from research_studio.state import MARKERS, Claim, ResearchState, Source
@@ -83,13 +84,17 @@ def section_quotas(sub_questions: list[dict], config: ResearchConfig) -> dict[st
 
 
 def select_claims(question: str, sub_question: str, claims: list[Claim], quota: int,
-                  cited_sources: set[str], shown: list[Claim]) -> list[Claim]:
+                  cited_sources: set[str], shown: list[Claim],
+                  reach: dict[str, float] | None = None) -> list[Claim]:
     """Evidence selection by relevance and diversity: greedily take the claim most relevant
-    to the sub-question and the question, preferring sources not yet cited and skipping
-    claims already shown under another section."""
+    to the sub-question and the question, preferring sources not yet cited, then sources
+    that several sub-questions' research found (``reach``, see
+    ``domain_synthesis.source_reach``), and skipping claims already shown under another
+    section."""
     pool = [c for c in claims if not any(similar_text(c["text"], o["text"], 0.9) for o in shown)]
     chosen: list[Claim] = []
     used = set(cited_sources)
+    reach = reach or {}
     while pool and len(chosen) < quota:
         def score(claim: Claim) -> float:
             relevance = term_overlap(sub_question, claim["text"]) + term_overlap(question, claim["text"])
@@ -97,7 +102,8 @@ def select_claims(question: str, sub_question: str, claims: list[Claim], quota: 
             # more of the evidence the research found (MuSiQue 40: cited support 0.765 →
             # 0.777 at 0.5 → 1.0, same claim budget; benchmarks.md §4)
             novelty = 1.0 if not set(claim["source_ids"]) & used else 0.0
-            return claim.get("confidence", 0.0) + relevance + novelty
+            spread = max((reach.get(sid, 0.0) for sid in claim["source_ids"]), default=0.0)
+            return claim.get("confidence", 0.0) + relevance + novelty + spread
 
         best = max(pool, key=score)
         pool.remove(best)
@@ -170,11 +176,12 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
     listed: list[Claim] = []
     cited_sources: set[str] = set()
     quotas = section_quotas([sq for sq, _ in claims_by_sq], run_config(state))
+    reach = source_reach(group_by_domain(state.get("sub_questions", []), state.get("findings", [])))
     for sq, claims in claims_by_sq:
         if len(claims_by_sq) > 1:
             lines += [f"### {_clean(sq['question_text'])}", ""]
         shown = select_claims(question, sq["question_text"], claims, quotas[sq["sub_question_id"]],
-                              cited_sources, listed) or claims[:1]
+                              cited_sources, listed, reach) or claims[:1]
         listed += shown
         cited_sources.update(s for c in shown for s in c["source_ids"])
         if shown:
