@@ -86,3 +86,15 @@ def test_follow_up_hops_climb_the_chain_of_the_question():
     entity, terms = query.split(" ", 1)
     assert entity in {"Cochran", "Georgia"}, query
     assert terms.startswith("most populous city"), query  # the next clause out, not the last one
+
+
+def test_names_in_a_flattened_infobox_count_with_the_part_that_names_them():
+    """The whole box shares every question term; the name beside the asked-for fact
+    ("portrayed by Vivien Leigh") must outrank names listed elsewhere in the box."""
+    fields = " ".join(f"field {i} value {i};" for i in range(40))
+    infobox = ("Scarlett O'Hara Scarlett O'Hara as portrayed by Vivien Leigh in the 1939 film "
+               f"adaptation of Gone with the Wind information {fields} sequel actress "
+               "Joanne Whalley (Scarlett) gender female")
+    assert len(infobox) > 400
+    ranked = linked_entities(QUESTION, [infobox])
+    assert ranked.index("Vivien Leigh") < ranked.index("Joanne Whalley")

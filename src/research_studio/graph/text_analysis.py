@@ -52,13 +52,15 @@ def sentences(text: str, min_chars: int = 20) -> list[Sentence]:
     return out
 
 
-def evidence_units(text: str, max_chars: int = 400, window: int = 220) -> list[Sentence]:
+def evidence_units(text: str, max_chars: int = 400, window: int = 220, min_chars: int = 20,
+                   overlap: bool = True) -> list[Sentence]:
     """Sentences, with any run-on stretch longer than ``max_chars`` (an infobox or a table
     flattened into one line, which has no sentence ends) cut into word-bounded windows of
     about ``window`` characters that overlap by half, so a fact inside it lies whole in
-    some window and can still be quoted at exact offsets."""
+    some window and can still be quoted at exact offsets (``overlap=False``: consecutive
+    windows, for counting what each part of the text names once)."""
     out: list[Sentence] = []
-    for sentence in sentences(text):
+    for sentence in sentences(text, min_chars=min_chars):
         if len(sentence.text) <= max_chars:
             out.append(sentence)
             continue
@@ -72,6 +74,9 @@ def evidence_units(text: str, max_chars: int = 400, window: int = 220) -> list[S
             out.append(Sentence(text[start:end], start, end))
             if last == len(words) - 1:
                 break
+            if not overlap:
+                first = last + 1
+                continue
             middle = words[first][0] + window // 2
             first = max(first + 1, next(k for k in range(first, last + 1)
                                         if words[k][1] > middle or k == last))
@@ -193,7 +198,9 @@ def linked_entities(question: str, passages: list[str],
     wanted = content_terms(question)
     scores: dict[str, float] = {}
     for rank, passage in enumerate(passages):
-        for sentence in sentences(passage, min_chars=1):
+        # an infobox's names each count with the part of it that names them, not with
+        # the whole flattened box (which shares every term with the question)
+        for sentence in evidence_units(passage, min_chars=1, overlap=False):
             overlap = len(wanted & content_terms(sentence.text))
             for entity in entities(sentence.text, limit=50):
                 if entity.lower() in asked or entity in CALENDAR_WORDS:
