@@ -52,8 +52,13 @@ def sentences(text: str, min_chars: int = 20) -> list[Sentence]:
     return out
 
 
-def evidence_units(text: str, max_chars: int = 400, window: int = 220, min_chars: int = 20,
-                   overlap: bool = True) -> list[Sentence]:
+# the longest stretch read as one statement; ``evidence_units`` cuts anything longer, so
+# no fact is lost to ``is_prose`` rejecting a unit for its length
+PROSE_MAX_CHARS = 400
+
+
+def evidence_units(text: str, max_chars: int = PROSE_MAX_CHARS, window: int = 220,
+                   min_chars: int = 20, overlap: bool = True) -> list[Sentence]:
     """Sentences, with any run-on stretch longer than ``max_chars`` (an infobox or a table
     flattened into one line, which has no sentence ends) cut into word-bounded windows of
     about ``window`` characters that overlap by half, so a fact inside it lies whole in
@@ -83,7 +88,7 @@ def evidence_units(text: str, max_chars: int = 400, window: int = 220, min_chars
     return out
 
 
-def is_prose(text: str, max_chars: int = 400) -> bool:
+def is_prose(text: str, max_chars: int = PROSE_MAX_CHARS) -> bool:
     """A readable statement: a few words, mostly letters, not a heading rule or code."""
     words = text.split()
     if len(words) < 4 or len(text) > max_chars:
