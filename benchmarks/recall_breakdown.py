@@ -88,7 +88,8 @@ def main() -> None:
         print(f"| {mode} | {shares['cited'] / n:.3f} | {shares['retrieved'] / n:.3f} | "
               f"{shares['missed'] / n:.3f} |")
     for mode in modes:
-        common = ", ".join(f"{title} ({count})" for title, count in missed_titles[mode].most_common(12))
+        common = ", ".join(f"{title} ({count})" for title, count
+                           in missed_titles[mode].most_common(12)) or "none"
         print(f"\nNever retrieved, {mode} ({sum(missed_titles[mode].values())}): {common}")
 
 
