@@ -11,7 +11,6 @@ paragraphs), so "retrieved, not cited" + "never retrieved" = 1 − cited support
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 from collections import Counter, defaultdict
@@ -21,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from research_studio.eval.corpus import normalize_text, paragraph_texts
 from research_studio.eval.datasets import load_qa_dataset
+from research_studio.eval.runner import ResultsFile
 
 MODES = ("flat", "hierarchical")
 
@@ -53,8 +53,7 @@ def main() -> None:
     args = parser.parse_args()
     records = {r["id"]: r for r in load_qa_dataset(args.dataset)}
     texts = paragraph_texts(list(records.values()))
-    rows = [json.loads(line) for line in (args.out_dir / "results.jsonl").read_text().splitlines()
-            if line.strip()]
+    rows = ResultsFile(args.out_dir / "results.jsonl").rows()
     scored = {(r["id"], r["mode"]): r for r in rows if "metrics" in r and r["id"] in records}
     modes = [m for m in MODES if any(mode == m for _, mode in scored)]
 
