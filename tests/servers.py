@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import ssl
 import subprocess
 import threading
 import time
@@ -60,6 +61,8 @@ class _SearxLikeHandler(BaseHTTPRequestHandler):
             self._send(302, b"", "text/plain", {"Location": "/article"})
         elif url.path == "/loop":
             self._send(302, b"", "text/plain", {"Location": "/loop"})
+        elif url.path == "/host":  # which host the request was meant for
+            self._send(200, self.headers.get("Host", "").encode(), "text/plain")
         elif url.path == "/to-metadata":
             self._send(302, b"", "text/plain", {"Location": "http://169.254.169.254/latest"})
         else:
@@ -67,12 +70,15 @@ class _SearxLikeHandler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def searx_like_server() -> Iterator[str]:
+def searx_like_server(tls: ssl.SSLContext | None = None) -> Iterator[str]:
+    """The server on a free port; with ``tls``, it speaks HTTPS with that context."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _SearxLikeHandler)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()

@@ -1,5 +1,9 @@
 """Web search and fetch against a real HTTP server on 127.0.0.1 started by the test."""
 
+import shutil
+import ssl
+import subprocess
+
 import pytest
 
 from research_studio.config import WebSettings
@@ -84,8 +88,85 @@ def test_redirect_to_internal_address_is_refused(server, monkeypatch):
 
     def first_hop_public(url, allow_private=False):
         calls.append(url)
-        check_url(url, allow_private=len(calls) == 1)
+        return check_url(url, allow_private=len(calls) == 1)
 
     monkeypatch.setattr(fetch_module, "check_url", first_hop_public)
     with pytest.raises(WebUnavailable, match=r"169\.254\.169\.254"):
         fetch_page(f"{server}/to-metadata", WebSettings())
+
+
+def test_fetch_connects_to_the_address_the_guard_passed(server, monkeypatch):
+    # A name no resolver knows: the page can only arrive if the fetcher connects to the
+    # address the guard resolved, and the server still sees the original host name.
+    import research_studio.web.addresses as addresses_module
+
+    monkeypatch.setattr(addresses_module, "resolve_addresses", lambda host: ["127.0.0.1"])
+    port = server.rsplit(":", 1)[1]
+    page = fetch_page(f"http://pinned.invalid:{port}/host", WebSettings(allow_private_addresses=True))
+    assert page.text == f"pinned.invalid:{port}"
+    assert page.final_url == f"http://pinned.invalid:{port}/host"
+
+
+def test_a_second_dns_answer_cannot_redirect_the_connection(server, monkeypatch):
+    # DNS rebinding: the guard is told a public address, the next lookup would say
+    # loopback. The fetch must go to the public address (unreachable here), never to the
+    # local server.
+    import socket
+
+    import research_studio.web.addresses as addresses_module
+
+    real_getaddrinfo = socket.getaddrinfo
+
+    def rebinding(host, *args, **kwargs):
+        if host == "rebind.invalid":
+            return real_getaddrinfo("127.0.0.1", *args, **kwargs)
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    monkeypatch.setattr(addresses_module, "resolve_addresses", lambda host: ["93.184.216.34"])
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+    port = server.rsplit(":", 1)[1]
+    with pytest.raises(WebUnavailable, match=r"rebind\.invalid"):
+        fetch_page(f"http://rebind.invalid:{port}/host", WebSettings(timeout_s=2))
+
+
+def test_pinned_request_keeps_host_header_and_tls_name():
+    from research_studio.web.fetch import pinned_request
+
+    target, headers, extensions = pinned_request("https://example.org/a?b=1", "2001:db8::7")
+    assert target == "https://[2001:db8::7]/a?b=1"
+    assert headers == {"Host": "example.org"} and extensions == {"sni_hostname": "example.org"}
+    target, headers, _ = pinned_request("http://example.org:8080/x", "93.184.216.34")
+    assert target == "http://93.184.216.34:8080/x" and headers == {"Host": "example.org:8080"}
+
+
+def _openssl(*args: str, cwd) -> None:
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
+def test_https_to_a_pinned_address_checks_the_certificate_against_the_host_name(
+        tmp_path, monkeypatch):
+    # A real TLS server whose certificate names pinned.test, signed by a throwaway CA: the
+    # connection goes to 127.0.0.1, and the certificate is still checked for the name.
+    import research_studio.web.addresses as addresses_module
+
+    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out",
+             "ca.pem", "-days", "1", "-subj", "/CN=test CA", "-addext",
+             "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
+             cwd=tmp_path)
+    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "site.key", "-out", "site.csr",
+             "-subj", "/CN=pinned.test", cwd=tmp_path)
+    (tmp_path / "ext.cnf").write_text("subjectAltName=DNS:pinned.test\n")
+    _openssl("x509", "-req", "-in", "site.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+             "-CAcreateserial", "-out", "site.pem", "-days", "1", "-extfile", "ext.cnf",
+             cwd=tmp_path)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tmp_path / "site.pem", tmp_path / "site.key")
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "ca.pem"))
+    monkeypatch.setattr(addresses_module, "resolve_addresses", lambda host: ["127.0.0.1"])
+    settings = WebSettings(allow_private_addresses=True)
+    with searx_like_server(tls=context) as url:
+        port = url.rsplit(":", 1)[1]
+        assert fetch_page(f"https://pinned.test:{port}/host", settings).text == f"pinned.test:{port}"
+        with pytest.raises(WebUnavailable, match=r"not valid for 'other\.test'"):
+            fetch_page(f"https://other.test:{port}/host", settings)
