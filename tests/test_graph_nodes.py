@@ -534,6 +534,9 @@ def test_deterministic_coverage():
     assert deterministic_coverage("what is it?", [TIDES]) == (0.0, [])
     coverage, gaps = deterministic_coverage("alpha beta gamma delta epsilon zeta", ["alpha"])
     assert coverage == pytest.approx(round(1 - 5 / 6, 3)) and len(gaps) == 4
+    # the words of the request are not gaps: only "history" is missing here
+    assert deterministic_coverage("Can you tell me about the history of ocean tides? Explain "
+                                  "please", [TIDES]) == (0.667, ["history"])
 
 
 def test_clarify_retrieve_deduplicates_against_earlier_rounds(kb):

@@ -44,10 +44,17 @@ def clarification_queries(state: ResearchState, config: ResearchConfig) -> list[
     return unique[:config.hitl_queries]
 
 
+# words that ask for something rather than name it: never a gap to ask the user about
+# ("Nothing was found yet about tell" was a real question this step asked)
+_REQUEST_WORDS = frozenset(
+    "about tell explain know want give overview compare describe show please help find list "
+    "summarize summarise discuss need like would could can should me us".split())
+
+
 def deterministic_coverage(query: str, texts: list[str]) -> tuple[float, list[str]]:
     """Coverage = share of the question's content terms found in the retrieved text;
-    gaps = the terms that are missing."""
-    wanted = content_terms(query)
+    gaps = the terms that are missing. Words of the request itself do not count."""
+    wanted = content_terms(query) - _REQUEST_WORDS
     if not wanted:
         return 0.0, []
     found = content_terms(" ".join(texts))
