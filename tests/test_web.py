@@ -137,6 +137,9 @@ def test_pinned_request_keeps_host_header_and_tls_name():
     assert headers == {"Host": "example.org"} and extensions == {"sni_hostname": "example.org"}
     target, headers, _ = pinned_request("http://example.org:8080/x", "93.184.216.34")
     assert target == "http://93.184.216.34:8080/x" and headers == {"Host": "example.org:8080"}
+    _, headers, extensions = pinned_request("http://bücher.example/", "93.184.216.34")
+    assert headers == {"Host": "xn--bcher-kva.example"}
+    assert extensions == {"sni_hostname": "xn--bcher-kva.example"}
 
 
 def _openssl(*args: str, cwd) -> None:

@@ -42,6 +42,8 @@ def pinned_request(url: str, address: str) -> tuple[str, dict[str, str], dict[st
     original host's, so the request means the same and no second DNS lookup happens."""
     parts = urlsplit(url)
     hostname = parts.hostname or ""
+    if not hostname.isascii():  # an internationalised name goes on the wire as IDNA
+        hostname = hostname.encode("idna").decode("ascii")
     port = f":{parts.port}" if parts.port else ""
     target = f"[{quote(address, safe=':')}]" if ":" in address else address
     host_header = f"[{hostname}]" if ":" in hostname else hostname
