@@ -78,6 +78,8 @@ def test_ssrf_guard_refuses_internal_addresses_by_default(server):
             check_url(url)
     with pytest.raises(WebUnavailable, match="only http and https"):
         check_url("file:///etc/passwd")
+    with pytest.raises(WebUnavailable, match="cannot resolve"):
+        check_url(f"http://{'a' * 70}.example/")  # a label too long for IDNA
 
 
 def test_redirect_to_internal_address_is_refused(server, monkeypatch):

@@ -19,7 +19,7 @@ def resolve_addresses(host: str) -> list[str]:
     """The host's addresses in the resolver's order of preference, without repeats."""
     try:
         infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
-    except OSError as exc:
+    except (OSError, UnicodeError) as exc:  # UnicodeError: a name IDNA cannot encode
         raise WebUnavailable(f"cannot resolve {host!r}: {exc}") from exc
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 

@@ -47,8 +47,8 @@ def clarification_queries(state: ResearchState, config: ResearchConfig) -> list[
 # words that ask for something rather than name it: never a gap to ask the user about
 # ("Nothing was found yet about tell" was a real question this step asked)
 _REQUEST_WORDS = frozenset(
-    "about tell explain know want give overview compare describe show please help find list "
-    "summarize summarise discuss need like would could can should me us".split())
+    "about tell explain know want give overview compare describe please summarize summarise "
+    "discuss need like would could can should me us".split())
 
 
 def deterministic_coverage(query: str, texts: list[str]) -> tuple[float, list[str]]:
