@@ -192,6 +192,31 @@ def test_entity_sub_questions_read_well_after_a_fallback_analysis(kb):
     assert not any("??" in s["question_text"] for s in update["sub_questions"])
 
 
+def test_plan_rejects_sub_questions_that_ask_nothing_about_the_question():
+    # what the embedded model proposed in evaluation runs: a generation loop, bare noun
+    # phrases, a refusal and a question about something else
+    loop = "What was the original name of the original name of the original name of the"
+    reply = decomposition(loop, "17th century", "The answer is not available in the document.",
+                          "Who painted the Mona Lisa?")
+    update = run(plan_node, {"query": QUESTION, "config": {}, "mode": "hierarchical"},
+                 make_deps(reply, strong=True))
+    assert update["decomposition_path"] == "deterministic"
+    assert update["sub_questions"][0]["question_text"] == QUESTION
+
+
+def test_sub_question_filters():
+    from research_studio.graph.nodes.plan import asks_something, repeats_itself, useful_sub_questions
+
+    assert asks_something("Which river does the bridge cross?")
+    assert asks_something("Describe the tidal cycle") and asks_something("the tidal cycle?")
+    assert not asks_something("Kichi Sipi Bridge") and not asks_something("")
+    assert repeats_itself("the name of the name of the name of it")
+    assert not repeats_itself("the name of the river and the name of the bridge")
+    proposed = ["How high are ocean tides in Maine?", "Why is the sky blue?",
+                "What causes spring tides?", "Tides"]
+    assert useful_sub_questions(QUESTION, proposed, ResearchConfig()) == [0, 2]
+
+
 def test_plan_keeps_a_useful_decomposition():
     reply = decomposition("What role does the Moon play in ocean tides?",
                           "How does the Sun affect the height of tides?",

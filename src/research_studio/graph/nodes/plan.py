@@ -51,12 +51,40 @@ def allocate_cost(count: int, config: ResearchConfig) -> dict[str, float]:
             "per_sub_question_usd": round(research / count, 4) if count else 0.0}
 
 
+# the first word of a sub-question that asks something (or instructs the research)
+_ASKING_WORDS = frozenset(
+    "what who whom whose when where which why how is are was were do does did can could "
+    "should would will has have had list describe explain compare find identify name".split())
+
+
+def asks_something(text: str) -> bool:
+    """A sub-question asks: it ends with a question mark or opens with a question or
+    instruction word. A bare "17th century", "Grease" or a refusal ("The answer is not
+    available in the document.") — all proposed by the embedded model — does not."""
+    words = text.split()
+    return bool(words) and (text.rstrip().endswith("?")
+                            or words[0].lower().strip(",:") in _ASKING_WORDS)
+
+
+def repeats_itself(text: str, span: int = 3) -> bool:
+    """A generation loop ("the original name of the original name of …"): some run of
+    ``span`` words occurs three times or more."""
+    words = text.lower().split()
+    runs = [tuple(words[i:i + span]) for i in range(len(words) - span + 1)]
+    return any(runs.count(run) >= 3 for run in set(runs))
+
+
 def useful_sub_questions(question: str, proposed: list[str], config: ResearchConfig) -> list[int]:
-    """Indexes of proposed sub-questions that are neither copies of the question, nor
-    duplicates of each other, nor empty of content."""
+    """Indexes of proposed sub-questions that ask something about the question (they share
+    a content term with it), are neither copies of it nor duplicates of each other, and
+    are not a model's generation loop."""
+    asked = content_terms(question)
     kept: list[int] = []
     for i, text in enumerate(proposed):
-        if not content_terms(text) or similar_text(text, question, 0.9):
+        terms = content_terms(text)
+        if not terms or not terms & asked or similar_text(text, question, 0.9):
+            continue
+        if not asks_something(text) or repeats_itself(text):
             continue
         if any(similar_text(text, proposed[j], 0.8) for j in kept):
             continue
