@@ -6,10 +6,11 @@ import subprocess
 
 import pytest
 
+import research_studio.web.addresses as addresses_module
 from research_studio.config import WebSettings
 from research_studio.errors import WebUnavailable
 from research_studio.web.addresses import check_url
-from research_studio.web.fetch import fetch_page
+from research_studio.web.fetch import fetch_page, pinned_request
 from research_studio.web.providers import SearxngProvider, build_provider, search_web
 from tests.servers import free_port, searx_like_server
 
@@ -100,8 +101,6 @@ def test_redirect_to_internal_address_is_refused(server, monkeypatch):
 def test_fetch_connects_to_the_address_the_guard_passed(server, monkeypatch):
     # A name no resolver knows: the page can only arrive if the fetcher connects to the
     # address the guard resolved, and the server still sees the original host name.
-    import research_studio.web.addresses as addresses_module
-
     monkeypatch.setattr(addresses_module, "resolve_addresses", lambda host: ["127.0.0.1"])
     port = server.rsplit(":", 1)[1]
     page = fetch_page(f"http://pinned.invalid:{port}/host", WebSettings(allow_private_addresses=True))
@@ -114,8 +113,6 @@ def test_a_second_dns_answer_cannot_redirect_the_connection(server, monkeypatch)
     # loopback. The fetch must go to the public address (unreachable here), never to the
     # local server.
     import socket
-
-    import research_studio.web.addresses as addresses_module
 
     real_getaddrinfo = socket.getaddrinfo
 
@@ -132,8 +129,6 @@ def test_a_second_dns_answer_cannot_redirect_the_connection(server, monkeypatch)
 
 
 def test_pinned_request_keeps_host_header_and_tls_name():
-    from research_studio.web.fetch import pinned_request
-
     target, headers, extensions = pinned_request("https://example.org/a?b=1", "2001:db8::7")
     assert target == "https://[2001:db8::7]/a?b=1"
     assert headers == {"Host": "example.org"} and extensions == {"sni_hostname": "example.org"}
@@ -153,8 +148,6 @@ def test_https_to_a_pinned_address_checks_the_certificate_against_the_host_name(
         tmp_path, monkeypatch):
     # A real TLS server whose certificate names pinned.test, signed by a throwaway CA: the
     # connection goes to 127.0.0.1, and the certificate is still checked for the name.
-    import research_studio.web.addresses as addresses_module
-
     _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out",
              "ca.pem", "-days", "1", "-subj", "/CN=test CA", "-addext",
              "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
