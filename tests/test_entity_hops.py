@@ -98,3 +98,30 @@ def test_names_in_a_flattened_infobox_count_with_the_part_that_names_them():
     assert len(infobox) > 400
     ranked = linked_entities(QUESTION, [infobox])
     assert ranked.index("Vivien Leigh") < ranked.index("Joanne Whalley")
+
+
+# ---- the kind the first hop asks for -----------------------------------------------------------
+def test_the_asked_kind_is_the_noun_of_the_innermost_hop():
+    from research_studio.graph.answer_kind import asked_kind
+
+    assert asked_kind(NESTED) == "state"
+    assert asked_kind("Who was the first president in the country where the Kamchatka "
+                      "Peninsula is located?") == "country"
+    # an "of" phrase inside the innermost clause is answered first: the singer, then his county
+    assert asked_kind("What county shares a border with the county where the singer of Hungry "
+                      "Eyes from the movie Dirty Dancing was born?") == "singer"
+    assert asked_kind("In True Grit, who did the star play?") is None  # not a chain
+
+
+def test_names_that_read_like_the_asked_kind_move_up():
+    from research_studio.graph.answer_kind import rank_by_kind
+    from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
+
+    encoder = MiniLMOnnxEmbeddings()
+    # the anchor's evidence names the author first; the question asks for a city
+    assert rank_by_kind("city", ["Pope John XXIII", "Vatican City"], encoder)[0] == "Vatican City"
+    ranked = rank_by_kind("country", ["Karaginsky Island", "Commander Islands", "Russian Federation"],
+                          encoder)
+    assert ranked.index("Russian Federation") < ranked.index("Commander Islands")
+    assert sorted(ranked) == sorted(["Karaginsky Island", "Commander Islands", "Russian Federation"])
+    assert rank_by_kind("city", ["Rome"], encoder) == ["Rome"]

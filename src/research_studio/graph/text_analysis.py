@@ -118,7 +118,7 @@ def clauses(question: str) -> list[str]:
     city where X was born is located" → [the county, the city, X was born is located].
     The innermost clause names the anchor; each outer one asks about the previous answer."""
     parts, position = [], 0
-    for match in _nesting_markers(question):
+    for match in nesting_markers(question):
         parts.append(question[position:match.start()])
         position = match.end()
     parts.append(question[position:])
@@ -126,7 +126,7 @@ def clauses(question: str) -> list[str]:
     return [p for p in parts if content_terms(p)] or [question]
 
 
-def _nesting_markers(question: str) -> list[re.Match[str]]:
+def nesting_markers(question: str) -> list[re.Match[str]]:
     """Relative words that open a nested clause: a determiner opens their noun phrase."""
     out = []
     for match in _RELATIVE.finditer(question):
@@ -141,7 +141,7 @@ def anchor_clause(question: str) -> str | None:
     """The innermost clause with the noun it describes ("the state where WDXQ can be
     found"): searched alone it finds the first hop, which the whole question dilutes.
     None when the question has no nested clause."""
-    matches = _nesting_markers(question)
+    matches = nesting_markers(question)
     if not matches:
         return None
     last = matches[-1]
@@ -218,6 +218,18 @@ def linked_entities(question: str, passages: list[str],
         rarity = specificity(entity) if specificity else 1.0
         ranked[entity] = score * novelty * rarity ** rarity_power
     return [e for e in sorted(ranked, key=lambda e: (-ranked[e], -len(e))) if ranked[e] > 0][:limit]
+
+
+def distinct_entities(names: list[str]) -> list[str]:
+    """Names in order, without those that restate a kept one ("John XXIII" after "Pope
+    John XXIII", "Einstein's" after "Albert Einstein"): two hops on one entity would
+    research the same thing twice."""
+    kept: list[tuple[str, set[str]]] = []
+    for name in names:
+        words = {w.removesuffix("'s").removesuffix("’s") for w in name.lower().split()}
+        if not any(words <= other or other <= words for _, other in kept):
+            kept.append((name, words))
+    return [name for name, _ in kept]
 
 
 def similar_text(a: str, b: str, threshold: float = 0.8) -> bool:

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from langgraph.runtime import Runtime
 
 from research_studio.config import ResearchConfig
+from research_studio.graph.answer_kind import asked_kind, rank_by_kind
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, research_query, run_config
 from research_studio.graph.nodes.schemas import DecompositionOutput
@@ -22,6 +23,7 @@ from research_studio.graph.text_analysis import (
     anchor_clause,
     clauses,
     content_terms,
+    distinct_entities,
     linked_entities,
     similar_text,
 )
@@ -107,7 +109,11 @@ def chain_decomposition(question: str, deps: ResearchDeps,
     # rarity counts linearly here, not squared as for the whole question: the short clause
     # already puts its own passage first (MuSiQue 1–40 offline: cited 0.804 → 0.812)
     linked = linked_entities(parts[-1], [f"{h.title}. {h.text}" for h in hits],
-                             deps.kb.specificity_scorer(), rarity_power=1.0)
+                             deps.kb.specificity_scorer(), rarity_power=1.0, limit=8)
+    kind = asked_kind(question)
+    if kind:  # "the country where …": follow the names that read like a country first
+        linked = rank_by_kind(kind, linked, deps.embeddings)
+    linked = distinct_entities(linked)
     for entity in linked[:max(0, config.max_sub_questions - len(plan))]:
         plan.append((f"{entity} — {parts[-2]}", 0.8,
                      f"next hop: the anchor's evidence links to {entity}"))
@@ -129,8 +135,8 @@ def deterministic_decomposition(question: str, subject: str, deps: ResearchDeps,
     plan = [(question, 1.0, "the question itself, researched directly")]
     if deps.kb is not None:
         hits = deps.kb.search(question, k=5)
-        linked = linked_entities(question, [f"{h.title}. {h.text}" for h in hits],
-                                 deps.kb.specificity_scorer())
+        linked = distinct_entities(linked_entities(question, [f"{h.title}. {h.text}" for h in hits],
+                                                   deps.kb.specificity_scorer()))
         for entity in linked[:max(0, config.max_sub_questions - 2)]:
             # the question itself, seen through the linked entity: a good query as it stands
             plan.append((f"{entity} — {question}", 0.7,

@@ -1,0 +1,51 @@
+"""What kind of thing a chain question's first hop asks for, and which linked entities
+look like that kind.
+
+The first hop of "the country where the Kamchatka Peninsula is located" is a country: of
+the names its evidence links (Karaginsky Island, Commander Islands, Russian Federation)
+the one that reads like a country is the one to follow. The embedded sentence encoder
+judges that from the names alone, with no knowledge base of entity types."""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+import numpy as np
+
+from research_studio.graph.text_analysis import anchor_clause, clauses, nesting_markers
+
+_OF_PHRASE = re.compile(r"(?:the|a|an)\s+([a-z]+)\s+of\b", re.IGNORECASE)
+_FLOOR = 0.05  # a name unlike the kind is pushed down, never ruled out
+
+
+class Encoder(Protocol):
+    def embed_array(self, texts: list[str]) -> np.ndarray: ...
+
+
+def asked_kind(question: str) -> str | None:
+    """The noun the innermost hop asks for: "… the singer of Hungry Eyes was born" →
+    singer (the person comes before the place); "the country where X is located" →
+    country. None when the question is not a chain."""
+    anchor = anchor_clause(question)
+    if anchor is None:
+        return None
+    inner = _OF_PHRASE.match(clauses(question)[-1])
+    if inner:
+        return inner.group(1).lower()
+    head = anchor[:nesting_markers(anchor)[0].start()].split()
+    return head[-1].lower() if head else None
+
+
+def rank_by_kind(kind: str, names: list[str], encoder: Encoder, power: float = 2.0) -> list[str]:
+    """Re-rank linked names (best first) by their rank times their likeness to ``kind``
+    (cosine of the sentence encoder's vectors, raised to ``power``): names that read like
+    the asked kind move up. MuSiQue plans, offline: hop entities naming a supporting
+    paragraph or a bridge in 59 → 64 of 100 questions (benchmarks.md §4)."""
+    if len(names) < 2:
+        return names
+    vectors = encoder.embed_array([kind, *names])
+    vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+    likeness = {name: max(_FLOOR, float(vectors[0] @ vectors[i + 1])) for i, name in enumerate(names)}
+    weight = {name: likeness[name] ** power / (1.0 + rank) for rank, name in enumerate(names)}
+    return sorted(names, key=lambda name: -weight[name])
