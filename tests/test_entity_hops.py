@@ -125,3 +125,21 @@ def test_names_that_read_like_the_asked_kind_move_up():
     assert ranked.index("Russian Federation") < ranked.index("Commander Islands")
     assert sorted(ranked) == sorted(["Karaginsky Island", "Commander Islands", "Russian Federation"])
     assert rank_by_kind("city", ["Rome"], encoder) == ["Rome"]
+
+
+def test_a_plan_does_not_hop_twice_on_one_entity():
+    from research_studio.graph.text_analysis import distinct_entities
+
+    assert distinct_entities(["Pope John XXIII", "John XXIII", "Vatican City"]) == \
+        ["Pope John XXIII", "Vatican City"]
+    assert distinct_entities(["Einstein's", "Albert Einstein", "Nobel Prize"]) == \
+        ["Einstein's", "Nobel Prize"]
+    assert distinct_entities(["Bank of America", "Bank of Cyprus"]) == ["Bank of America", "Bank of Cyprus"]
+
+
+def test_a_chain_whose_noun_names_no_kind_is_left_in_link_order():
+    from research_studio.graph.answer_kind import asked_kind
+
+    assert asked_kind("Who married the one who wrote The North Star?") is None
+    assert asked_kind("Who is the federal leader of the party in which John Lynch-Staunton held "
+                      "a position?") == "party"  # the noun, not the preposition before "which"

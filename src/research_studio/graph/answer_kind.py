@@ -17,6 +17,9 @@ from research_studio.graph.text_analysis import anchor_clause, clauses, nesting_
 
 _OF_PHRASE = re.compile(r"(?:the|a|an)\s+([a-z]+)\s+of\b", re.IGNORECASE)
 _FLOOR = 0.05  # a name unlike the kind is pushed down, never ruled out
+# "the party in which …", "the leader from whom …": the noun stands before the preposition
+_PREPOSITIONS = {"in", "of", "from", "to", "at", "on", "by", "for", "with", "into", "through", "about"}
+_NO_KIND = {"one", "ones", "the", "a", "an", "its", "his", "her", "their"}
 
 
 class Encoder(Protocol):
@@ -33,8 +36,11 @@ def asked_kind(question: str) -> str | None:
     inner = _OF_PHRASE.match(clauses(question)[-1])
     if inner:
         return inner.group(1).lower()
-    head = anchor[:nesting_markers(anchor)[0].start()].split()
-    return head[-1].lower() if head else None
+    head = [w.lower() for w in anchor[:nesting_markers(anchor)[0].start()].split()]
+    while head and head[-1] in _PREPOSITIONS:
+        head.pop()
+    noun = head[-1] if head else ""
+    return noun if noun.isalpha() and noun not in _NO_KIND else None  # "the one who …": no kind
 
 
 def rank_by_kind(kind: str, names: list[str], encoder: Encoder, power: float = 2.0) -> list[str]:
