@@ -114,10 +114,12 @@ def test_the_asked_kind_is_the_noun_of_the_innermost_hop():
 
 
 def test_names_that_read_like_the_asked_kind_move_up():
+    from research_studio.config import WebSettings
     from research_studio.graph.answer_kind import rank_by_kind
-    from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
+    from research_studio.graph.deps import ResearchDeps
 
-    encoder = MiniLMOnnxEmbeddings()
+    # the research's own sentence-encoder similarity (the real MiniLM); nothing else is used
+    encoder = ResearchDeps(coordinator=None, kb=None, web=WebSettings(provider="none")).similarity
     # the anchor's evidence names the author first; the question asks for a city
     assert rank_by_kind("city", ["Pope John XXIII", "Vatican City"], encoder)[0] == "Vatican City"
     ranked = rank_by_kind("country", ["Karaginsky Island", "Commander Islands", "Russian Federation"],

@@ -9,7 +9,7 @@ judges that from the names alone, with no knowledge base of entity types."""
 from __future__ import annotations
 
 import re
-from typing import Protocol
+from collections.abc import Callable
 
 import numpy as np
 
@@ -20,10 +20,6 @@ _FLOOR = 0.05  # a name unlike the kind is pushed down, never ruled out
 # "the party in which …", "the leader from whom …": the noun stands before the preposition
 _PREPOSITIONS = {"in", "of", "from", "to", "at", "on", "by", "for", "with", "into", "through", "about"}
 _NO_KIND = {"one", "ones", "the", "a", "an", "its", "his", "her", "their"}
-
-
-class Encoder(Protocol):
-    def embed_array(self, texts: list[str]) -> np.ndarray: ...
 
 
 def asked_kind(question: str) -> str | None:
@@ -43,15 +39,17 @@ def asked_kind(question: str) -> str | None:
     return noun if noun.isalpha() and noun not in _NO_KIND else None  # "the one who …": no kind
 
 
-def rank_by_kind(kind: str, names: list[str], encoder: Encoder, power: float = 2.0) -> list[str]:
+def rank_by_kind(kind: str, names: list[str],
+                 similarity: Callable[[list[str], list[str]], np.ndarray],
+                 power: float = 2.0) -> list[str]:
     """Re-rank linked names (best first) by their rank times their likeness to ``kind``
-    (cosine of the sentence encoder's vectors, raised to ``power``): names that read like
-    the asked kind move up. MuSiQue plans, offline: hop entities naming a supporting
-    paragraph or a bridge in 59 → 64 of 100 questions (benchmarks.md §4)."""
+    (``similarity``: the sentence encoder's cosine, ``ResearchDeps.similarity``, raised to
+    ``power``): names that read like the asked kind move up. MuSiQue plans, offline: hop
+    entities naming a supporting paragraph or a bridge in 59 → 64 of 100 questions
+    (benchmarks.md §4)."""
     if len(names) < 2:
         return names
-    vectors = encoder.embed_array([kind, *names])
-    vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
-    likeness = {name: max(_FLOOR, float(vectors[0] @ vectors[i + 1])) for i, name in enumerate(names)}
-    weight = {name: likeness[name] ** power / (1.0 + rank) for rank, name in enumerate(names)}
+    row = similarity([kind], names)[0]
+    weight = {name: max(_FLOOR, float(row[rank])) ** power / (1.0 + rank)
+              for rank, name in enumerate(names)}
     return sorted(names, key=lambda name: -weight[name])

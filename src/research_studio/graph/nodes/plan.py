@@ -112,7 +112,7 @@ def chain_decomposition(question: str, deps: ResearchDeps,
                              deps.kb.specificity_scorer(), rarity_power=1.0, limit=8)
     kind = asked_kind(question)
     if kind:  # "the country where …": follow the names that read like a country first
-        linked = rank_by_kind(kind, linked, deps.embeddings)
+        linked = rank_by_kind(kind, linked, deps.similarity)
     linked = distinct_entities(linked)
     for entity in linked[:max(0, config.max_sub_questions - len(plan))]:
         plan.append((f"{entity} — {parts[-2]}", 0.8,
