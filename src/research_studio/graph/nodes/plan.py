@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from datetime import UTC, datetime
 
 from langgraph.runtime import Runtime
@@ -72,8 +73,8 @@ def repeats_itself(text: str, span: int = 3) -> bool:
     """A generation loop ("the original name of the original name of …"): some run of
     ``span`` words occurs three times or more."""
     words = text.lower().split()
-    runs = [tuple(words[i:i + span]) for i in range(len(words) - span + 1)]
-    return any(runs.count(run) >= 3 for run in set(runs))
+    runs = Counter(tuple(words[i:i + span]) for i in range(len(words) - span + 1))
+    return any(count >= 3 for count in runs.values())
 
 
 def useful_sub_questions(question: str, proposed: list[str], config: ResearchConfig) -> list[int]:
