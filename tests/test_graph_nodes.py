@@ -31,6 +31,7 @@ from research_studio.graph.nodes.findings import (
 from research_studio.graph.nodes.gaps import detect_gaps_node
 from research_studio.graph.nodes.plan import (
     asks_something,
+    invented_names,
     plan_node,
     repeats_itself,
     useful_sub_questions,
@@ -219,6 +220,26 @@ def test_sub_question_filters():
     proposed = ["How high are ocean tides in Maine?", "Why is the sky blue?",
                 "What causes spring tides?", "Tides"]
     assert useful_sub_questions(QUESTION, proposed, ResearchConfig()) == [0, 2]
+
+
+def test_a_small_models_plan_may_not_invent_names():
+    # the embedded model's plan for a MuSiQue question: its second sub-question guesses the
+    # state before any research (Levi Casey was born in South Carolina)
+    question = "What is the capital of the state where Levi Casey was born?"
+    reply = decomposition("Which city is the capital of that state?",
+                          "What is the state of California where Levi Casey was born?")
+    assert invented_names(question, "What is the state of California where Levi Casey was born?") \
+        == ["California"]
+    assert invented_names(question, "In which state was Levi Casey born?") == []
+    weak = run(plan_node, {"query": question, "config": {}, "mode": "hierarchical"},
+               make_deps(reply))
+    assert weak["decomposition_path"] == "deterministic"
+    assert not any("California" in s["question_text"] for s in weak["sub_questions"])
+    # a model trusted to reason may bring what it knows into the plan
+    strong = run(plan_node, {"query": question, "config": {}, "mode": "hierarchical"},
+                 make_deps(reply, strong=True))
+    assert strong["decomposition_path"] == "llm"
+    assert "California" in strong["sub_questions"][1]["question_text"]
 
 
 def test_plan_keeps_a_useful_decomposition():

@@ -1,7 +1,8 @@
 """Plan (seeds 000, 001, 003): sub-questions with priorities, outline and budgets.
 
 The model proposes a decomposition; it is kept only if it is useful (2–5 distinct
-sub-questions that are not copies of the question). Otherwise a deterministic,
+sub-questions that are not copies of the question and, from a small model, name nothing
+the question does not). Otherwise a deterministic,
 retrieval-driven decomposition is used, and flat mode researches the question as one
 sub-question. The path taken is recorded.
 """
@@ -25,6 +26,7 @@ from research_studio.graph.text_analysis import (
     clauses,
     content_terms,
     distinct_entities,
+    entities,
     linked_entities,
     similar_text,
 )
@@ -77,10 +79,21 @@ def repeats_itself(text: str, span: int = 3) -> bool:
     return any(count >= 3 for count in runs.values())
 
 
-def useful_sub_questions(question: str, proposed: list[str], config: ResearchConfig) -> list[int]:
+def invented_names(question: str, sub_question: str) -> list[str]:
+    """Names a sub-question gives that the question does not. The plan comes before any
+    research, so such a name is the planner's guess at an answer: the embedded model asked
+    "What is the state of California where Levi Casey was born?" (MuSiQue; he was born in
+    South Carolina), and the whole sub-question then researched the wrong state."""
+    asked = question.lower()
+    return [name for name in entities(sub_question) if name.lower() not in asked]
+
+
+def useful_sub_questions(question: str, proposed: list[str], config: ResearchConfig,
+                         allow_new_names: bool = True) -> list[int]:
     """Indexes of proposed sub-questions that ask something about the question (they share
     a content term with it), are neither copies of it nor duplicates of each other, and
-    are not a model's generation loop."""
+    are not a model's generation loop. Without ``allow_new_names`` (a model that cannot be
+    trusted to reason) a sub-question naming something the question does not is refused."""
     asked = content_terms(question)
     kept: list[int] = []
     for i, text in enumerate(proposed):
@@ -88,6 +101,8 @@ def useful_sub_questions(question: str, proposed: list[str], config: ResearchCon
         if not terms or not terms & asked or similar_text(text, question, 0.9):
             continue
         if not asks_something(text) or repeats_itself(text):
+            continue
+        if not allow_new_names and invented_names(question, text):
             continue
         if any(similar_text(text, proposed[j], 0.8) for j in kept):
             continue
@@ -180,7 +195,8 @@ async def plan_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
             fallback=lambda: DecompositionOutput.model_construct(strategy="multi_faceted", sub_questions=[],
                                                  outline=["Answer", "Evidence"]))
         proposed = [s.question for s in result.value.sub_questions]
-        kept = useful_sub_questions(question, proposed, config)
+        kept = useful_sub_questions(question, proposed, config,
+                                    allow_new_names=deps.coordinator.is_strong("medium"))
         if result.path != "fallback" and len(kept) >= config.min_sub_questions:
             chosen = [result.value.sub_questions[i] for i in kept]
             plan = [(s.question, float(s.priority), s.rationale) for s in chosen]
