@@ -6,8 +6,9 @@ import re
 import pytest
 
 from research_studio.config import ResearchConfig
-from research_studio.graph.session import run_research
+from research_studio.graph.session import resume_research, run_research
 from research_studio.knowledge.base import KnowledgeBaseRegistry
+from research_studio.store.backends import open_checkpointer, storage_backend
 from tests.research_corpus import QUESTION, write_research_corpus
 
 pytestmark = pytest.mark.slow
@@ -104,3 +105,11 @@ def test_flat_run(research_home):
     assert len(result["sub_questions"]) == 1
     assert result["metrics"]["decomposition_path"] == "flat"
     assert_citations_resolve(result, research_home)
+    # the finished session keeps its stored result, not its checkpoints
+    assert asyncio.run(_checkpoints_of(research_home, result["session_id"])) == 0
+    assert asyncio.run(resume_research(research_home, result["session_id"])) == result
+
+
+async def _checkpoints_of(ctx, session_id: str) -> int:
+    async with open_checkpointer(storage_backend(ctx)) as saver:
+        return len([c async for c in saver.alist({"configurable": {"thread_id": session_id}})])
