@@ -93,3 +93,36 @@ def test_two_homes_never_interfere(tmp_path, corpus):
     assert reg_one.open("shared-name").search("lava", k=1)[0].title == "Volcanoes"
     assert [h.title for h in reg_two.open("shared-name").search("lava", k=5)] == ["Tides"]
     assert [i.name for i in reg_one.list()] == ["shared-name"]
+
+
+def test_dense_search_is_exact_so_every_process_gets_the_same_results(registry):
+    """Chroma's default HNSW breadth (100) returned a different top 50 in each process on
+    the 1,849-chunk MuSiQue corpus; the knowledge base searches at ``search_ef`` (500), which
+    on a collection of this size finds the exact nearest chunks."""
+    import numpy as np
+
+    kb = registry.open("vectors", create=True)
+    assert kb.collection.configuration["hnsw"]["ef_search"] == registry.settings.search_ef
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(1500, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    ids = [f"v{i}" for i in range(len(vectors))]
+    kb.collection.add(ids=ids, embeddings=vectors, documents=ids)
+    queries = rng.normal(size=(20, 384)).astype(np.float32)
+
+    def misses(collection) -> int:
+        missing = 0
+        for query in queries:
+            exact = {ids[i] for i in np.argsort(-(vectors @ query))[:50]}
+            found = collection.query(query_embeddings=query[None, :], n_results=50,
+                                     include=[])["ids"][0]
+            missing += len(exact - set(found))
+        return missing
+
+    assert misses(kb.collection) == 0
+    # a store left at Chroma's default (every store built before) is raised on opening
+    kb.collection.modify(configuration={"hnsw": {"ef_search": 100}})
+    assert registry.client.get_collection(kb.collection.name).configuration["hnsw"]["ef_search"] == 100
+    reopened = registry.open("vectors")
+    assert reopened.collection.configuration["hnsw"]["ef_search"] == registry.settings.search_ef
+    assert misses(reopened.collection) == 0

@@ -112,6 +112,9 @@ class KnowledgeSettings(BaseModel):
     bm25_weight: float = 1.0
     rrf_k: int = 10  # chosen by benchmarks/fusion_sweep.py on both pooled QA corpora
     candidate_depth: int = 50
+    # HNSW search breadth: exact and the same in every process for collections of a few
+    # thousand chunks (Chroma's default of 100 is neither), at well under a millisecond
+    search_ef: int = Field(default=500, ge=10)
     embed_batch_size: int = 8  # larger batches cost memory (attention) and gain nothing on CPU
     embed_threads: int | None = None
 

@@ -36,6 +36,7 @@ from research_studio.knowledge.vector_store import (
     COLLECTION_PREFIX,
     MiniLMChromaFunction,
     collection_name,
+    ensure_search_ef,
     open_client,
 )
 
@@ -351,6 +352,7 @@ class KnowledgeBaseRegistry:
         if stored_model and stored_model != MODEL_ID:
             raise ResearchStudioError(f"knowledge base {name!r} was built with {stored_model}, "
                                       f"this installation embeds with {MODEL_ID}")
+        ensure_search_ef(collection, self.settings.search_ef)
         return KnowledgeBase(name, self.client, collection, self.settings, self.embeddings)
 
     def delete(self, name: str) -> None:
