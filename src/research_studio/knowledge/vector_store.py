@@ -6,6 +6,7 @@ knowledge bases to a shared ``chroma run`` server without code changes.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -16,12 +17,14 @@ from chromadb.api.models.Collection import Collection
 from chromadb.api.types import Documents, EmbeddingFunction
 from chromadb.api.types import Embeddings as ChromaEmbeddings
 from chromadb.config import Settings as ChromaSettings
+from chromadb.errors import ChromaError
 from chromadb.utils.embedding_functions import register_embedding_function
 
 from research_studio.errors import ResearchStudioError
 from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
 
 COLLECTION_PREFIX = "rs-kb-"
+log = logging.getLogger("research_studio.knowledge")
 
 
 @register_embedding_function
@@ -75,6 +78,10 @@ def ensure_search_ef(collection: Collection, search_ef: int) -> None:
     default (100) makes dense results differ between processes for the same query: four
     processes gave four different top-50 lists for the 100 MuSiQue questions over their
     1,849 chunks; at 500 every process returns the exact top 50."""
-    hnsw = (collection.configuration or {}).get("hnsw") or {}
-    if hnsw.get("ef_search") != search_ef:
-        collection.modify(configuration={"hnsw": {"ef_search": search_ef}})
+    try:
+        hnsw = (collection.configuration or {}).get("hnsw") or {}
+        if hnsw.get("ef_search") != search_ef:
+            collection.modify(configuration={"hnsw": {"ef_search": search_ef}})
+    except (ChromaError, ValueError) as exc:  # a server that cannot: search still works
+        log.warning("could not set the search breadth of %s (%s); dense results may vary "
+                    "slightly between processes", collection.name, exc)
