@@ -9,6 +9,7 @@ continues with ``resume`` from its last checkpoint.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 import uuid
 from collections.abc import Callable
@@ -27,6 +28,8 @@ from research_studio.knowledge.base import KnowledgeBaseRegistry
 from research_studio.models.coordinator import ModelCoordinator
 from research_studio.store.backends import open_checkpointer, storage_backend
 from research_studio.store.sessions import SessionStore
+
+log = logging.getLogger("research_studio.session")
 
 
 @dataclass
@@ -105,8 +108,12 @@ async def _forget_checkpoints(workspace: Workspace, session_id: str) -> None:
     """A completed session's result is stored, and only an unfinished one resumes from its
     checkpoints: they go, or every run would keep its whole graph state at each step for
     good (about 1.5 MB per MuSiQue evaluation run, 4.5 GB after 3,000)."""
-    async with open_checkpointer(workspace.backend) as saver:
-        await saver.adelete_thread(session_id)
+    try:
+        async with open_checkpointer(workspace.backend) as saver:
+            await saver.adelete_thread(session_id)
+    except Exception as exc:  # any backend's error: the run itself succeeded
+        log.warning("could not remove the checkpoints of completed session %s: %s",
+                    session_id, exc)
 
 
 async def _drive(workspace: Workspace, session_id: str, answer: str | None,

@@ -2,9 +2,9 @@
 
 The model proposes a decomposition; it is kept only if it is useful (2–5 distinct
 sub-questions that are not copies of the question and, from a small model, name nothing
-the question does not). Otherwise a deterministic,
-retrieval-driven decomposition is used, and flat mode researches the question as one
-sub-question. The path taken is recorded.
+the question does not). Otherwise a deterministic, retrieval-driven decomposition is
+used, and flat mode researches the question as one sub-question. The path taken is
+recorded.
 """
 
 from __future__ import annotations
