@@ -243,3 +243,21 @@ def test_node_with_real_embeddings():
     assert second["domain"] == "sq_002" and len(second["key_insights"]) == 1
     assert {"pattern": "shared_entity", "value": "Millau Viaduct",
             "domains": ["sq_001", "sq_002"]} in result["cross_domain_patterns"]
+
+
+def test_a_square_similarity_embeds_its_texts_once():
+    """Domain synthesis compares a sheet's findings with each other: one encoder pass."""
+    calls: list[int] = []
+
+    class CountingEncoder:
+        def embed_array(self, texts: list[str]):
+            calls.append(len(texts))
+            return np.eye(3, dtype=np.float32)[["abc".index(t) for t in texts]]
+
+    deps = ResearchDeps(coordinator=ModelCoordinator(ModelSettings()), kb=None, web=WebSettings(),
+                        embeddings=CountingEncoder())  # type: ignore[arg-type]
+    texts = ["a", "b", "c"]
+    assert np.allclose(deps.similarity(texts, texts), np.eye(3))
+    assert calls == [3]
+    deps.similarity(texts, ["a"])
+    assert calls == [3, 3, 1]

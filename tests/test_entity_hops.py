@@ -145,3 +145,32 @@ def test_a_chain_whose_noun_names_no_kind_is_left_in_link_order():
     assert asked_kind("Who married the one who wrote The North Star?") is None
     assert asked_kind("Who is the federal leader of the party in which John Lynch-Staunton held "
                       "a position?") == "party"  # the noun, not the preposition before "which"
+
+
+# ---- a name whose head word is the kind asked for ------------------------------------------------
+KIND_QUESTION = "Of which river is the river the Oak Bridge crosses a tributary?"
+
+
+def test_the_question_asks_for_its_lower_case_nouns_not_for_its_names():
+    from research_studio.graph.text_analysis import answer_kinds, kinds_named
+
+    kinds = answer_kinds(KIND_QUESTION)
+    assert "river" in kinds and "tributary" in kinds
+    assert not {"oak", "bridge"} & kinds  # capitalised: part of a name the question gives
+    assert answer_kinds("What team was Anna Benson's husband on?") == {"team", "husband"}
+    assert kinds_named("Nelson River", kinds) == {"river"}
+    assert kinds_named("Oak Bridge Road", kinds) == set()
+    assert kinds_named("", kinds) == set()
+
+
+def test_a_name_of_the_asked_kind_outranks_names_found_beside_it():
+    """Three names in one sentence earn the same link to the question; the river is
+    what a question about a river follows first, where its shared word used to halve it."""
+    passage = ("Oak Bridge. The Oak Bridge spans a deep channel of the Nelson River south of "
+               "Cross Lake, linking eastern Manitoba with the rest of Canada.")
+    ranked = linked_entities(KIND_QUESTION, [passage])
+    assert ranked[0] == "Nelson River", ranked
+    # a name that restates the question's own name stays discounted
+    restating = "Oak Bridge Road. Oak Bridge Road runs past Cross Lake."
+    ranked = linked_entities(KIND_QUESTION, [restating])
+    assert ranked.index("Cross Lake") < ranked.index("Oak Bridge Road"), ranked

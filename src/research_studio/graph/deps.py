@@ -27,9 +27,10 @@ class ResearchDeps:
     emit: Callable[[str, dict[str, Any]], None] = lambda kind, data: None
 
     def similarity(self, texts_a: list[str], texts_b: list[str]) -> np.ndarray:
-        """Cosine similarity matrix (len(a) x len(b)) of sentence embeddings."""
+        """Cosine similarity matrix (len(a) x len(b)) of sentence embeddings. The square
+        matrix of one list (conflict votes, near-duplicates) embeds the list once."""
         if not texts_a or not texts_b:
             return np.zeros((len(texts_a), len(texts_b)), dtype=np.float32)
         a = self.embeddings.embed_array(texts_a)
-        b = self.embeddings.embed_array(texts_b)
+        b = a if texts_b is texts_a or texts_b == texts_a else self.embeddings.embed_array(texts_b)
         return a @ b.T

@@ -26,6 +26,11 @@ NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 # A lower-case relative word opens a nested clause when a determiner opens its noun phrase
 # just before ("the county where", "the other county, that"); capitalised ones open titles
 # ("Who Wants to…"), and "In True Grit, who did…" asks rather than nests.
+# A linked name whose head word is the kind the question asks for ("Nelson River" for
+# "which river …") is a typed candidate. MuSiQue 100 plans: at 1.5 the Kichi Sipi plan
+# follows the Nelson River (its supporting paragraph); at 2–3 loose heads start to win
+# ("Warn That Man" for "the man …", "Mexico City" for "the most populous city").
+ASKED_KIND_WEIGHT = 1.5
 _RELATIVE = re.compile(r"\s*,?\s+(?:that|which|who|whom|whose|where|when)\s+")
 _DETERMINER = re.compile(r"\b(?:the|a|an|its|his|her|their)\s", re.IGNORECASE)
 
@@ -188,6 +193,19 @@ def entities(text: str, limit: int = 12) -> list[str]:
     return sorted(counts, key=lambda p: (-counts[p], -len(p)))[:limit]
 
 
+def answer_kinds(question: str) -> set[str]:
+    """The question's common nouns, written in lower case ("which river", "the county"):
+    the kinds of thing it asks about, not names it already gives."""
+    capitalised = set(tokenize(" ".join(re.findall(r"\b[A-Z][\w'’-]*", question))))
+    return {t for t in content_terms(question) if t not in capitalised}
+
+
+def kinds_named(entity: str, kinds: set[str]) -> set[str]:
+    """An entity's head word when it is one of the asked kinds: "Nelson River" for "the
+    river …" names a river, it does not restate the question."""
+    return set(tokenize(entity)[-1:]) & kinds
+
+
 def linked_entities(question: str, passages: list[str],
                     specificity: Callable[[str], float] | None = None, limit: int = 12,
                     rarity_power: float = 2.0) -> list[str]:
@@ -197,7 +215,9 @@ def linked_entities(question: str, passages: list[str],
     sentence shares with the question, discounted by its passage's rank; the total is
     scaled by how specific the name is in the collection (``specificity``, raised to
     ``rarity_power``, squared by default: 'American' names nothing in particular) and by
-    how much of it the question does not already say. Month and day names are never hops.
+    how much of it the question does not already say — a head word that is the kind the
+    question asks for (``answer_kinds``) is not a restatement but a sign of the right
+    type, and weighs ``ASKED_KIND_WEIGHT``. Month and day names are never hops.
     """
     asked = question.lower()
     wanted = content_terms(question)
@@ -211,12 +231,15 @@ def linked_entities(question: str, passages: list[str],
                 if entity.lower() in asked or entity in CALENDAR_WORDS:
                     continue
                 scores[entity] = scores.get(entity, 0.0) + (0.25 + overlap) / (1.0 + rank)
+    kinds = answer_kinds(question)
     ranked = {}
     for entity, score in scores.items():
         terms = content_terms(entity)
-        novelty = len(terms - wanted) / len(terms) if terms else 0.0
+        named = kinds_named(entity, kinds)
+        novelty = len(terms - (wanted - named)) / len(terms) if terms else 0.0
         rarity = specificity(entity) if specificity else 1.0
-        ranked[entity] = score * novelty * rarity ** rarity_power
+        kind_weight = ASKED_KIND_WEIGHT if named else 1.0
+        ranked[entity] = score * novelty * rarity ** rarity_power * kind_weight
     return [e for e in sorted(ranked, key=lambda e: (-ranked[e], -len(e))) if ranked[e] > 0][:limit]
 
 
