@@ -118,6 +118,21 @@ def test_only_a_strong_model_sets_budgets_through_its_template_suggestion():
     assert (strong["config"]["template"], strong["config"]["max_iterations"]) == ("quick_fact", 5)
 
 
+def test_a_small_models_subject_may_only_use_the_questions_words():
+    """The embedded model's subject is often its guess at the answer; it would head the
+    report's background section. A capable model's subject may name what it knows."""
+    question = "Who was the first president of the country where the Kamchatka Peninsula is?"
+    guess = {**ANALYSIS, "primary_subject": "The first president of the Kamchatka Peninsula is "
+                                            "Vladimir Putin", "topic_focus": "first president"}
+    weak = run(analyze_node, {"query": question, "config": {}}, make_deps(json.dumps(guess)))
+    assert weak["query_analysis"]["primary_subject"] == "Kamchatka Peninsula"
+    assert weak["query_analysis"]["corrected"] == ["primary_subject"]
+    assert weak["query_analysis"]["topic_focus"] == "first president"  # the question's words
+    strong = run(analyze_node, {"query": question, "config": {}},
+                 make_deps(json.dumps(guess), strong=True))
+    assert strong["query_analysis"]["primary_subject"].endswith("Vladimir Putin")
+
+
 # ---- plan -----------------------------------------------------------------------------------------
 def decomposition(*questions: str) -> str:
     return json.dumps({"strategy": "multi_faceted", "outline": ["Causes", "Effects"],

@@ -9,7 +9,7 @@ from research_studio.config import TEMPLATES, ResearchConfig, apply_template
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, run_config
 from research_studio.graph.nodes.schemas import AnalysisOutput
-from research_studio.graph.text_analysis import entities, term_overlap
+from research_studio.graph.text_analysis import content_terms, entities, term_overlap
 from research_studio.knowledge.lexical import tokenize
 from research_studio.state import QueryAnalysis, ResearchState
 
@@ -31,14 +31,22 @@ def neutral_analysis(query: str) -> AnalysisOutput:
         clarification_question="", suggested_template=NEUTRAL_TEMPLATE)
 
 
-def grounded_in_question(analysis: QueryAnalysis, query: str) -> QueryAnalysis:
+def grounded_in_question(analysis: QueryAnalysis, query: str, trusted: bool = True) -> QueryAnalysis:
     """A subject or focus that shares nothing with the question is a small model's
-    invention ("2019-01-01T00:00:00Z"): replace it with the deterministic one."""
+    invention ("2019-01-01T00:00:00Z"): replace it with the deterministic one.
+
+    A model not ``trusted`` to reason may only restate: a subject with a word the question
+    does not use is its guess at the answer ("The first president of the Kamchatka
+    Peninsula is Vladimir Putin", "Martha Farrington" for Suzanne Farrington's mother; 20
+    of 100 MuSiQue analyses), and the subject becomes the background sub-question that
+    heads a section of the report."""
     neutral = neutral_analysis(query)
+    asked = content_terms(query)
     fixed = dict(analysis)
     for field in ("primary_subject", "topic_focus"):
         value = str(analysis.get(field) or "")
-        if value and term_overlap(value, query) < 0.5:
+        guessed = not trusted and bool(content_terms(value) - asked)
+        if value and (term_overlap(value, query) < 0.5 or guessed):
             fixed[field] = getattr(neutral, field)
             fixed.setdefault("corrected", []).append(field)  # type: ignore[union-attr]
     return fixed  # type: ignore[return-value]
@@ -81,9 +89,9 @@ async def analyze_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> 
         max_tokens=260)
     analysis: QueryAnalysis = {**result.value.model_dump(),  # type: ignore[typeddict-item]
                                "method": "fallback" if result.path == "fallback" else "llm"}
-    analysis = grounded_in_question(analysis, query)
-    config, template = template_from_analysis(
-        run_config(state), analysis, trust_suggestion=runtime.context.coordinator.is_strong("medium"))
+    trusted = runtime.context.coordinator.is_strong("medium")
+    analysis = grounded_in_question(analysis, query, trusted)
+    config, template = template_from_analysis(run_config(state), analysis, trust_suggestion=trusted)
     mode, reason = choose_mode(config.mode, analysis)
     runtime.context.emit("analysis", {"mode": mode, "analysis": analysis, "template": template})
     return {"query_analysis": analysis, "mode": mode, "mode_reason": reason, "stage": "analyze",
