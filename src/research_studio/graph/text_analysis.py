@@ -23,14 +23,15 @@ CALENDAR_WORDS = frozenset(
     "January February March April May June July August September October November December "
     "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split())
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
+# A linked name whose head word is the kind the question asks for ("Nelson River" for
+# "which river …") is a typed candidate. MuSiQue 100 plans: at 1.5 the Kichi Sipi plan
+# follows the Nelson River (its supporting paragraph); at 2–3 loose heads take plan hops
+# ("Warn That Man" for "the man …"). A loose head can win a follow-up hop even at 1.5
+# ("Mexico City" for "the most populous city": one four-hop run lost a quarter).
+ASKED_KIND_WEIGHT = 1.5
 # A lower-case relative word opens a nested clause when a determiner opens its noun phrase
 # just before ("the county where", "the other county, that"); capitalised ones open titles
 # ("Who Wants to…"), and "In True Grit, who did…" asks rather than nests.
-# A linked name whose head word is the kind the question asks for ("Nelson River" for
-# "which river …") is a typed candidate. MuSiQue 100 plans: at 1.5 the Kichi Sipi plan
-# follows the Nelson River (its supporting paragraph); at 2–3 loose heads start to win
-# ("Warn That Man" for "the man …", "Mexico City" for "the most populous city").
-ASKED_KIND_WEIGHT = 1.5
 _RELATIVE = re.compile(r"\s*,?\s+(?:that|which|who|whom|whose|where|when)\s+")
 _DETERMINER = re.compile(r"\b(?:the|a|an|its|his|her|their)\s", re.IGNORECASE)
 
