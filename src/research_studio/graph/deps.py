@@ -32,5 +32,5 @@ class ResearchDeps:
         if not texts_a or not texts_b:
             return np.zeros((len(texts_a), len(texts_b)), dtype=np.float32)
         a = self.embeddings.embed_array(texts_a)
-        b = a if texts_b is texts_a or texts_b == texts_a else self.embeddings.embed_array(texts_b)
+        b = a if texts_b == texts_a else self.embeddings.embed_array(texts_b)
         return a @ b.T
