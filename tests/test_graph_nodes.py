@@ -37,7 +37,7 @@ from research_studio.graph.nodes.plan import (
     useful_sub_questions,
 )
 from research_studio.graph.nodes.strategy import Task, follow_up_queries, select_strategy
-from research_studio.graph.nodes.write import select_claims, write_node
+from research_studio.graph.nodes.write import section_quotas, select_claims, write_node
 from research_studio.graph.text_analysis import evidence_units
 from research_studio.knowledge.base import KnowledgeBase, KnowledgeBaseRegistry
 from research_studio.models.coordinator import ModelCoordinator
@@ -790,6 +790,19 @@ def test_claim_selection_prefers_sources_that_several_sub_questions_found():
     pick = lambda reach: select_claims(QUESTION, QUESTION, [near_miss, shared], 1, set(), [], reach)  # noqa: E731
     assert pick(None) == [near_miss]
     assert pick({"kb:t:once": 0.25, "kb:t:shared": 1.0}) == [shared]
+
+
+@pytest.mark.parametrize("priorities, expected", [
+    ((1.0, 0.7, 0.7, 0.5), [7, 5, 5, 3]),
+    ((1.0, 0.9, 0.8, 0.8), [6, 5, 5, 4]),  # rounded one by one, these gave 6+5+5+5 = 21
+    ((1.0, 0.1, 0.1, 0.1, 0.1), [8, 3, 3, 3, 3]),  # the minimums are paid by the largest
+    ((1.0,), [20]),
+])
+def test_section_quotas_share_exactly_the_flat_report_budget(priorities, expected):
+    """A hierarchical report shows as many claims as a flat one (20): the comparison of
+    the two modes stays fair, whatever the plan's priorities."""
+    sub_questions = [{"sub_question_id": f"sq_{i}", "priority": p} for i, p in enumerate(priorities)]
+    assert list(section_quotas(sub_questions, ResearchConfig()).values()) == expected
 
 
 def test_writer_without_verified_claims_says_so():

@@ -76,11 +76,23 @@ def claim_line(claim: Claim, citations: Citations) -> str:
 
 
 def section_quotas(sub_questions: list[dict], config: ResearchConfig) -> dict[str, int]:
-    """The report's claim budget shared by priority, at least a few claims per section."""
+    """The report's claim budget shared by priority, at least a few claims per section.
+
+    Largest remainders, so the quotas add up to the budget exactly: rounding each share
+    on its own gave chained plans (priorities 1, 0.9, 0.8, 0.8) 21 claims against a flat
+    report's 20. Only a plan with more sections than the budget can give each its minimum
+    exceeds it."""
+    floor = config.min_claims_per_section
+    budget = max(config.max_report_claims, floor * len(sub_questions))
     total = sum(sq.get("priority", 1.0) for sq in sub_questions) or 1.0
-    return {sq["sub_question_id"]: max(config.min_claims_per_section,
-                                       round(config.max_report_claims * sq.get("priority", 1.0) / total))
-            for sq in sub_questions}
+    shares = {sq["sub_question_id"]: budget * sq.get("priority", 1.0) / total for sq in sub_questions}
+    quotas = {sq_id: max(floor, int(share)) for sq_id, share in shares.items()}
+    while sum(quotas.values()) < budget:
+        quotas[max(shares, key=lambda sq_id: shares[sq_id] - quotas[sq_id])] += 1
+    while sum(quotas.values()) > budget:  # minimums took more than their share
+        quotas[min((sq_id for sq_id in quotas if quotas[sq_id] > floor),
+                   key=lambda sq_id: shares[sq_id] - quotas[sq_id])] -= 1
+    return quotas
 
 
 def select_claims(question: str, sub_question: str, claims: list[Claim], quota: int,
