@@ -780,6 +780,23 @@ def test_writer_reports_only_verified_claims_with_markers_and_sources():
     assert "1 cross-validated, 1 verified, 1 single-source, 1 unverified" in report
 
 
+def test_answer_cites_only_claims_the_sections_show():
+    """The answer integrates the claims the sections chose within the claim budget: a
+    confident claim no section showed (it is off the question) is not cited there either,
+    so a report never cites more than its budget's claims."""
+    state = write_state()
+    off_topic = {"claim_id": "c005", "sub_question_id": "sq_001", "status": "verified",
+                 "confidence": 0.95, "source_ids": ["kb:t:unused"], "text": "Glaciers calve icebergs."}
+    state["claims"] = [off_topic] + [c for c in state["claims"] if c["sub_question_id"] == "sq_001"]
+    state["sub_questions"] = state["sub_questions"][:1]
+    state["config"] = {"max_report_claims": 1, "min_claims_per_section": 1}
+    update = run(write_node, state, make_deps())
+    report = update["report_markdown"]
+    assert "Glaciers" not in report
+    assert set(update["citations"].values()) == {"kb:t:c1", "web:abc"}
+    assert "Ocean tides are caused by the gravitational pull of the Moon." in section(report, "Answer")
+
+
 def test_claim_selection_prefers_sources_that_several_sub_questions_found():
     """Equal confidence, relevance and novelty: the source more sub-questions' research
     reached wins the section's last place; without reach the first listed would."""

@@ -171,13 +171,25 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
     citations = Citations(sources)
     claims_by_sq = [(sq, [c for c in usable if c.get("sub_question_id") == sq["sub_question_id"]])
                     for sq in sorted(state.get("sub_questions", []), key=lambda s: -s.get("priority", 0))]
+    # the claims each section shows are chosen first: the answer integrates those and no
+    # others, so it cites nothing beyond the report's claim budget
+    quotas = section_quotas([sq for sq, _ in claims_by_sq], run_config(state))
+    reach = source_reach(group_by_domain(state.get("sub_questions", []), state.get("findings", [])))
+    listed: list[Claim] = []
+    shown_by_sq: list[tuple[dict, list[Claim]]] = []
+    for sq, claims in claims_by_sq:
+        shown = select_claims(question, sq["question_text"], claims, quotas[sq["sub_question_id"]],
+                              {s for c in listed for s in c["source_ids"]}, listed, reach) or claims[:1]
+        listed += shown
+        shown_by_sq.append((sq, shown))
     status = "extractive"
     summary = None
-    if usable and deps.coordinator.is_strong("high"):
-        summary = await model_summary(deps, question, usable, citations)
+    if listed and deps.coordinator.is_strong("high"):
+        summary = await model_summary(deps, question, sorted(listed, key=lambda c: -c.get("confidence", 0.0)),
+                                      citations)
         status = "llm" if summary else "fallback_sub_answers"
     if summary is None:
-        summary = extractive_summary(claims_by_sq, citations)
+        summary = extractive_summary(shown_by_sq, citations)
     lines = [f"# {_clean(state['query'])[:200]}", "",
              f"*Research Studio report — {state.get('mode', 'hierarchical')} mode, "
              f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}*", "", "## Answer", ""]
@@ -186,17 +198,9 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
               "· ⚠ single source, lower confidence.", ""]
     if state.get("mode") == "hierarchical" or len(claims_by_sq) > 1:
         lines += ["## Findings by sub-question", ""]
-    listed: list[Claim] = []
-    cited_sources: set[str] = set()
-    quotas = section_quotas([sq for sq, _ in claims_by_sq], run_config(state))
-    reach = source_reach(group_by_domain(state.get("sub_questions", []), state.get("findings", [])))
-    for sq, claims in claims_by_sq:
+    for sq, shown in shown_by_sq:
         if len(claims_by_sq) > 1:
             lines += [f"### {_clean(sq['question_text'])}", ""]
-        shown = select_claims(question, sq["question_text"], claims, quotas[sq["sub_question_id"]],
-                              cited_sources, listed, reach) or claims[:1]
-        listed += shown
-        cited_sources.update(s for c in shown for s in c["source_ids"])
         if shown:
             lines += [f"- {claim_line(c, citations)}" for c in shown]
         else:
