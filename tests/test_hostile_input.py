@@ -2,6 +2,7 @@
 not change what the pipeline does."""
 
 import asyncio
+import dataclasses
 import itertools
 import re
 import subprocess
@@ -12,7 +13,7 @@ import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
-from research_studio.config import ResearchConfig, load_context
+from research_studio.config import ModelSettings, ModelSpec, ResearchConfig, load_context
 from research_studio.errors import InvalidQuery
 from research_studio.graph.session import Hooks, run_research
 from research_studio.knowledge.base import KnowledgeBaseRegistry
@@ -61,16 +62,26 @@ def test_prompt_injection_in_a_source_changes_nothing(hostile_home):
 
 
 @pytest.mark.slow
-def test_a_model_returning_garbage_still_completes_grounded(hostile_home):
+@pytest.mark.parametrize("capability", ["basic", "strong"])
+def test_a_model_returning_garbage_still_completes_grounded(hostile_home, capability):
+    """As the embedded model (asked to analyse only) and as a model trusted to reason,
+    which every step asks: when its findings are garbage the passages' own sentences are
+    the evidence, so the report is still cited."""
+    models = ModelSettings(models={"embedded": ModelSpec(capability=capability)})
+    settings = hostile_home.settings.model_copy(update={"models": models})
+    ctx = dataclasses.replace(hostile_home, settings=settings)
     garbage = GenericFakeChatModel(messages=itertools.cycle(
         [AIMessage("}} not json at all {{"), AIMessage("I am sorry, as an AI I cannot.")]))
     result = asyncio.run(run_research(
-        hostile_home, QUESTION, ResearchConfig(kb="bridges", clarify="never", mode="hierarchical"),
+        ctx, QUESTION, ResearchConfig(kb="bridges", clarify="never", mode="hierarchical"),
         Hooks(chat_models={"embedded": garbage})))
     assert result["status"] == "completed"
     assert result["query_analysis"]["method"] == "fallback"
     assert result["metrics"]["decomposition_path"] == "deterministic"
-    assert result["usage"]["structured_output"]["fallback"] >= 2
+    asked = set(result["usage"]["by_node"])
+    assert asked == ({"analyze"} if capability == "basic" else
+                     {"analyze", "plan", "research", "synthesize_sub_question", "write"})
+    assert result["usage"]["structured_output"]["fallback"] >= (1 if capability == "basic" else 3)
     assert result["usage"]["structured_output"]["repaired"] == 0
     assert re.search(r"\[S\d+\]", result["report_markdown"])
     assert "not json" not in result["report_markdown"]

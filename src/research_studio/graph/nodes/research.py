@@ -69,9 +69,9 @@ async def research_sub_question_node(state: ResearchState, runtime: Runtime[Rese
         for item in retrieved:
             sources.setdefault(item.source["source_id"], item.source)
             new_sources[item.source["source_id"]] = item.source
-        if deps.coordinator.is_strong("low"):
-            candidates = await llm_findings(deps, sub_question, retrieved, iteration)
-        else:
+        candidates = await llm_findings(deps, sub_question, retrieved, iteration) \
+            if deps.coordinator.is_strong("low") else []
+        if not candidates:  # no capable model, or its call failed or quoted nothing real
             candidates = extractive_findings(sub_question, retrieved, iteration, config)
         texts = {sid: s["text"] for sid, s in sources.items()}
         kept = validate_findings(candidates, findings, texts)
