@@ -811,6 +811,7 @@ def test_claim_selection_prefers_sources_that_several_sub_questions_found():
     ((1.0, 0.9, 0.8, 0.8), [6, 5, 5, 4]),  # rounded one by one, these gave 6+5+5+5 = 21
     ((1.0, 0.1, 0.1, 0.1, 0.1), [8, 3, 3, 3, 3]),  # the minimums are paid by the largest
     ((1.0,), [20]),
+    ((), []),  # a run that planned nothing writes a report without sections
 ])
 def test_section_quotas_share_exactly_the_flat_report_budget(priorities, expected):
     """A hierarchical report shows as many claims as a flat one (20): the comparison of

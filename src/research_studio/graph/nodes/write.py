@@ -82,6 +82,8 @@ def section_quotas(sub_questions: list[dict], config: ResearchConfig) -> dict[st
     on its own gave chained plans (priorities 1, 0.9, 0.8, 0.8) 21 claims against a flat
     report's 20. Only a plan with more sections than the budget can give each its minimum
     exceeds it."""
+    if not sub_questions:
+        return {}
     floor = config.min_claims_per_section
     budget = max(config.max_report_claims, floor * len(sub_questions))
     total = sum(sq.get("priority", 1.0) for sq in sub_questions) or 1.0
