@@ -127,11 +127,11 @@ def select_claims(question: str, sub_question: str, claims: list[Claim], quota: 
     return chosen
 
 
-def extractive_summary(claims_by_sq: list[tuple[dict, list[Claim]]], citations: Citations) -> str:
-    """Meta-synthesis without a capable model: the best verified claim of each part, in
-    priority order, joined into one paragraph (integrated, not repeated)."""
+def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: Citations) -> str:
+    """Meta-synthesis without a capable model: the claim each section's selection ranked
+    first, in priority order, joined into one paragraph (integrated, not repeated)."""
     chosen: list[Claim] = []
-    for _, claims in claims_by_sq:
+    for _, claims in shown_by_sq:
         for claim in claims:
             if not any(similar_text(claim["text"], c["text"], 0.7) for c in chosen):
                 chosen.append(claim)
