@@ -1,7 +1,7 @@
 """Which entities of retrieved evidence become the next hop: names connected to the
 question and specific to the collection, not words every passage shares."""
 
-from research_studio.graph.text_analysis import linked_entities
+from research_studio.graph.text_analysis import linked_entities, question_names
 from research_studio.knowledge.lexical import LexicalIndex
 
 QUESTION = "Who is the spouse of the actress who plays Scarlett in Gone with the Wind?"
@@ -174,3 +174,17 @@ def test_a_name_of_the_asked_kind_outranks_names_found_beside_it():
     restating = "Oak Bridge Road. Oak Bridge Road runs past Cross Lake."
     ranked = linked_entities(KIND_QUESTION, [restating])
     assert ranked.index("Cross Lake") < ranked.index("Oak Bridge Road"), ranked
+
+
+def test_a_questions_names_keep_whole_titles_longest_first():
+    """``entities`` drops an opening "How"/"Here" as a sentence filler and keeps a possessive;
+    a question's own names are whole titles, so the background research looks up the thing."""
+    assert question_names("What actor had the role of the narrator of How I Met Your Mother?") \
+        == ["How I Met Your Mother"]
+    assert question_names("Who plays the wife of Here Comes the Boom's screenwriter in Grown Ups?") \
+        == ["Here Comes the Boom", "Grown Ups"]
+    assert question_names("Who played the monarch at the end of WW2 in The King's Speech?") \
+        == ["King's Speech", "WW2"]
+    assert question_names("In True Grit, who did the star play?") == ["True Grit"]
+    assert question_names("Along with Kenny G, who sang?") == ["Kenny G"]
+    assert question_names("what causes ocean tides?") == []

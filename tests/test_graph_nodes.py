@@ -132,6 +132,28 @@ def test_a_small_models_subject_may_only_use_the_questions_words():
     assert strong["query_analysis"]["primary_subject"].endswith("Vladimir Putin")
 
 
+@pytest.mark.parametrize(("question", "said", "kept"), [
+    ("In True Grit, who did the star play?", "The star play", "True Grit"),
+    ("What country does team that Pa Amadou Gai is a member of play for?",
+     "Team that Pa Amadou Gai is a member of play for", "Pa Amadou Gai"),
+    ("What team was Anna Benson's husband on?", "Anna Benson's husband", "Anna Benson"),
+    ("Who played the monarch at the end of WW2 in The King's Speech?", "The King's Speech",
+     "The King's Speech"),
+    ("What actor had the role of the narrator of How I Met Your Mother?",
+     "How I Met Your Mother", "How I Met Your Mother"),
+])
+def test_a_small_models_subject_must_be_a_name_the_question_gives(question, said, kept):
+    """The subject heads the background sub-question: restating the question there ("The
+    star play") researches the question a second time instead of its main name. A capable
+    model's wording stands."""
+    analysis = {**ANALYSIS, "primary_subject": said, "topic_focus": "role"}
+    weak = run(analyze_node, {"query": question, "config": {}}, make_deps(json.dumps(analysis)))
+    assert weak["query_analysis"]["primary_subject"] == kept
+    strong = run(analyze_node, {"query": question, "config": {}},
+                 make_deps(json.dumps(analysis), strong=True))
+    assert strong["query_analysis"]["primary_subject"] == said
+
+
 # ---- plan -----------------------------------------------------------------------------------------
 def decomposition(*questions: str) -> str:
     return json.dumps({"strategy": "multi_faceted", "outline": ["Causes", "Effects"],

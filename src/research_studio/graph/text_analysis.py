@@ -194,6 +194,38 @@ def entities(text: str, limit: int = 12) -> list[str]:
     return sorted(counts, key=lambda p: (-counts[p], -len(p)))[:limit]
 
 
+# A title keeps the small words between its capitalised ones ("Pacem in Terris", "The
+# First Blast of the Trumpet Against the Monstruous Regiment of Women").
+# "in", "on", "at" … are left out: "WW2 in The King's Speech" is two names, not one.
+_TITLE_SMALL = "of|the|a|an|and|&|de|la|le|von|van|du|del|der|da|di"
+_TITLE = re.compile(rf"[A-Z][\w'’.:-]*(?:[ \t]+(?:(?:{_TITLE_SMALL})[ \t]+)*[A-Z][\w'’.:-]*)*")
+_ARTICLES = frozenset({"The", "A", "An"})
+
+
+def question_names(question: str) -> list[str]:
+    """The names a question gives, longest first: whole titles, small words and all ("How
+    I Met Your Mother", "Here Comes the Boom" — ``entities`` strips their opening
+    "How"/"Here" as sentence fillers), without a leading article or a possessive ending.
+    Only at the start of the question are question words dropped ("In True Grit, who …"),
+    and a single word there is no name."""
+    names: list[str] = []
+    for match in _TITLE.finditer(question):
+        words = match.group(0).rstrip(".:;,").split()
+        if _sentence_initial(question, match.start()):
+            if len(words) == 1:  # capitalised only because it opens the question
+                continue
+            while words and words[0] in _LEADING_FILLERS:
+                words = words[1:]
+        while words and words[0] in _ARTICLES:
+            words = words[1:]
+        if words:
+            words[-1] = re.sub(r"['’]s?$", "", words[-1])
+        name = " ".join(words).rstrip(".:;,")
+        if len(name) >= 2 and name not in names and not name.isdigit():
+            names.append(name)
+    return sorted(names, key=lambda n: (-len(n.split()), -len(n)))
+
+
 def answer_kinds(question: str) -> set[str]:
     """The question's common nouns, written in lower case ("which river", "the county"):
     the kinds of thing it asks about, not names it already gives."""

@@ -3,13 +3,15 @@ choose flat or hierarchical research."""
 
 from __future__ import annotations
 
+import re
+
 from langgraph.runtime import Runtime
 
 from research_studio.config import TEMPLATES, ResearchConfig, apply_template
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, run_config
 from research_studio.graph.nodes.schemas import AnalysisOutput
-from research_studio.graph.text_analysis import content_terms, entities, term_overlap
+from research_studio.graph.text_analysis import content_terms, question_names, term_overlap
 from research_studio.knowledge.lexical import tokenize
 from research_studio.state import QueryAnalysis, ResearchState
 
@@ -18,9 +20,9 @@ NEUTRAL_TEMPLATE = "general"
 
 def neutral_analysis(query: str) -> AnalysisOutput:
     """Fallback when the model's analysis is unusable: a moderate, clear question whose
-    subject is its most salient name (or its closing content words, where English questions
+    subject is its longest name (or its closing content words, where English questions
     usually put the head noun phrase) and whose focus is the rest of its content words."""
-    names = entities(query, limit=1)
+    names = question_names(query)
     terms = [t for t in tokenize(query) if len(t) > 2]
     subject = names[0] if names else " ".join(terms[-2:]) or query[:100]
     focus = " ".join(t for t in terms if t not in subject.lower())[:100]
@@ -42,14 +44,30 @@ def grounded_in_question(analysis: QueryAnalysis, query: str, trusted: bool = Tr
     heads a section of the report."""
     neutral = neutral_analysis(query)
     asked = content_terms(query)
+    names = {name.lower() for name in question_names(query)}
     fixed = dict(analysis)
     for field in ("primary_subject", "topic_focus"):
         value = str(analysis.get(field) or "")
         guessed = not trusted and bool(content_terms(value) - asked)
+        if field == "primary_subject" and not trusted and names:
+            # restating is not naming: "The star play", "Team that Pa Amadou Gai is a member
+            # of play for" would send the background research after the question again
+            guessed = guessed or _as_name(value) not in names
         if value and (term_overlap(value, query) < 0.5 or guessed):
             fixed[field] = getattr(neutral, field)
             fixed.setdefault("corrected", []).append(field)  # type: ignore[union-attr]
     return fixed  # type: ignore[return-value]
+
+
+def _as_name(text: str) -> str:
+    """A subject written as ``question_names`` writes names: no leading article, no
+    possessive ending, lower case."""
+    words = text.strip().rstrip(".?!,;:").split()
+    if words and words[0].lower() in ("the", "a", "an"):
+        words = words[1:]
+    if words:
+        words[-1] = re.sub(r"['’]s?$", "", words[-1])
+    return " ".join(words).lower()
 
 
 def choose_mode(requested: str, analysis: QueryAnalysis) -> tuple[str, str]:
