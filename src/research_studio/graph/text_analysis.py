@@ -199,7 +199,18 @@ def entities(text: str, limit: int = 12) -> list[str]:
 # "in", "on", "at" … are left out: "WW2 in The King's Speech" is two names, not one.
 _TITLE_SMALL = "of|the|a|an|and|&|de|la|le|von|van|du|del|der|da|di"
 _TITLE = re.compile(rf"[A-Z][\w'’.:-]*(?:[ \t]+(?:(?:{_TITLE_SMALL})[ \t]+)*[A-Z][\w'’.:-]*)*")
-_ARTICLES = frozenset({"The", "A", "An"})
+_ARTICLES = frozenset({"the", "a", "an"})
+
+
+def plain_name(text: str) -> str:
+    """A name as ``question_names`` gives it: no leading article, no possessive ending, no
+    closing punctuation — so that a model's "The King's Speech." compares equal to it."""
+    words = text.strip().rstrip(".?!,;:").split()
+    while words and words[0].lower() in _ARTICLES:
+        words = words[1:]
+    if words:
+        words[-1] = re.sub(r"['’]s?$", "", words[-1])
+    return " ".join(words).rstrip(".?!,;:")
 
 
 def question_names(question: str) -> list[str]:
@@ -210,17 +221,13 @@ def question_names(question: str) -> list[str]:
     and a single word there is no name."""
     names: list[str] = []
     for match in _TITLE.finditer(question):
-        words = match.group(0).rstrip(".:;,").split()
+        words = match.group(0).split()
         if _sentence_initial(question, match.start()):
             if len(words) == 1:  # capitalised only because it opens the question
                 continue
             while words and words[0] in _LEADING_FILLERS:
                 words = words[1:]
-        while words and words[0] in _ARTICLES:
-            words = words[1:]
-        if words:
-            words[-1] = re.sub(r"['’]s?$", "", words[-1])
-        name = " ".join(words).rstrip(".:;,")
+        name = plain_name(" ".join(words))
         if len(name) >= 2 and name not in names and not name.isdigit():
             names.append(name)
     return sorted(names, key=lambda n: (-len(n.split()), -len(n)))

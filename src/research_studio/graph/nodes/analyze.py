@@ -3,15 +3,18 @@ choose flat or hierarchical research."""
 
 from __future__ import annotations
 
-import re
-
 from langgraph.runtime import Runtime
 
 from research_studio.config import TEMPLATES, ResearchConfig, apply_template
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, run_config
 from research_studio.graph.nodes.schemas import AnalysisOutput
-from research_studio.graph.text_analysis import content_terms, question_names, term_overlap
+from research_studio.graph.text_analysis import (
+    content_terms,
+    plain_name,
+    question_names,
+    term_overlap,
+)
 from research_studio.knowledge.lexical import tokenize
 from research_studio.state import QueryAnalysis, ResearchState
 
@@ -52,22 +55,11 @@ def grounded_in_question(analysis: QueryAnalysis, query: str, trusted: bool = Tr
         if field == "primary_subject" and not trusted and names:
             # restating is not naming: "The star play", "Team that Pa Amadou Gai is a member
             # of play for" would send the background research after the question again
-            guessed = guessed or _as_name(value) not in names
+            guessed = guessed or plain_name(value).lower() not in names
         if value and (term_overlap(value, query) < 0.5 or guessed):
             fixed[field] = getattr(neutral, field)
             fixed.setdefault("corrected", []).append(field)  # type: ignore[union-attr]
     return fixed  # type: ignore[return-value]
-
-
-def _as_name(text: str) -> str:
-    """A subject written as ``question_names`` writes names: no leading article, no
-    possessive ending, lower case."""
-    words = text.strip().rstrip(".?!,;:").split()
-    if words and words[0].lower() in ("the", "a", "an"):
-        words = words[1:]
-    if words:
-        words[-1] = re.sub(r"['’]s?$", "", words[-1])
-    return " ".join(words).lower()
 
 
 def choose_mode(requested: str, analysis: QueryAnalysis) -> tuple[str, str]:
