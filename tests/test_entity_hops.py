@@ -59,6 +59,25 @@ def test_a_nested_question_splits_into_its_clauses_outermost_first():
                        "the producer of The Wild Women is from?")) == 2
 
 
+def test_a_participle_after_a_noun_nests_like_a_relative_clause():
+    from research_studio.graph.text_analysis import anchor_clause, clauses
+
+    spouse = "Who is the spouse of the actor playing Bart's father in I Can Only Imagine?"
+    assert clauses(spouse) == ["Who is the spouse of the actor",
+                               "playing Bart's father in I Can Only Imagine"]
+    assert anchor_clause(spouse) == "the actor playing Bart's father in I Can Only Imagine"
+    assert anchor_clause("What was the nickname of the hitman hired by the Mafia?") == \
+        "the hitman hired by the Mafia"
+    # inside a relative clause the participle is part of that clause
+    score = "Who produced the film that has a score composed by Jerry Goldsmith?"
+    assert anchor_clause(score) == "the film that has a score composed by Jerry Goldsmith"
+    # "-ing" prepositions and nouns, a capitalised word before, or a clause that asks
+    for plain in ("What happened to the city during the war?", "Who built the first building?",
+                  "Where was the Beijing opening held?",
+                  "Who won the title by an organization recognized by what hall of fame?"):
+        assert anchor_clause(plain) is None, plain
+
+
 def test_hop_terms_ask_next_for_the_clause_just_outside_the_answered_one():
     from research_studio.graph.text_analysis import content_terms, hop_terms
 

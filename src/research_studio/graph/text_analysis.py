@@ -34,6 +34,18 @@ ASKED_KIND_WEIGHT = 1.5
 # ("Who Wants to…"), and "In True Grit, who did…" asks rather than nests.
 _RELATIVE = re.compile(r"\s*,?\s+(?:that|which|who|whom|whose|where|when)\s+")
 _DETERMINER = re.compile(r"\b(?:the|a|an|its|his|her|their)\s", re.IGNORECASE)
+# a participle after a noun: "-ing", or "-ed"/"-en" followed by "by"
+_PARTICIPLE = re.compile(r"\s+(?=[a-z]{3,}ing\b|[a-z]{2,}(?:ed|en)\s+by\b)")
+# a clause that holds the question word asks the question, it is not nested in it
+_ASKS = re.compile(r"\b(?:what|which|who|whom|whose|how)\b")
+# "-ing" words that are prepositions or nouns, not participles ("the first thing", "the
+# song during", "a building")
+_NOT_PARTICIPLES = frozenset(
+    "during including according regarding concerning following nothing something anything "
+    "everything being thing things spring string bring morning evening wedding building "
+    "buildings ceiling opening beginning ending meaning feeling painting paintings setting "
+    "reading recording recordings offering clothing housing funding training timing "
+    "ranking rating listing".split())
 
 
 @dataclass(frozen=True)
@@ -133,12 +145,26 @@ def clauses(question: str) -> list[str]:
 
 
 def nesting_markers(question: str) -> list[re.Match[str]]:
-    """Relative words that open a nested clause: a determiner opens their noun phrase."""
+    """Where a nested clause opens, after a noun phrase that a determiner opens: a relative
+    word ("the county where …"), or in a question without one the space before a
+    participle ("the actor playing …", "the series created by …": a reduced relative
+    clause). Inside a relative clause a participle belongs to that clause ("the film that
+    has a score composed by …"), so it does not nest again."""
     out = []
     for match in _RELATIVE.finditer(question):
         before = question[:match.start()]
         words = before.split()[-4:]
         if any(_DETERMINER.match(w + " ") for w in words):
+            out.append(match)
+    if out:
+        return out
+    for match in _PARTICIPLE.finditer(question):
+        words = question[:match.start()].split()[-3:]
+        if (words and words[-1].isalpha() and words[-1].islower()
+                and not _DETERMINER.match(words[-1] + " ")
+                and any(_DETERMINER.match(w + " ") for w in words[:-1])
+                and question[match.end():].split()[0].lower().strip("?.,;:!") not in _NOT_PARTICIPLES
+                and not _ASKS.search(question[match.end():])):
             out.append(match)
     return out
 
