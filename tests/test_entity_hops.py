@@ -73,7 +73,7 @@ def test_a_participle_after_a_noun_nests_like_a_relative_clause():
     assert anchor_clause(score) == "the film that has a score composed by Jerry Goldsmith"
     # "-ing" prepositions and nouns, a capitalised word before, or a clause that asks
     for plain in ("What happened to the city during the war?", "Who built the first building?",
-                  "Where was the Beijing opening held?",
+                  "Where was the Beijing meeting held?",
                   "Who won the title by an organization recognized by what hall of fame?"):
         assert anchor_clause(plain) is None, plain
 

@@ -150,23 +150,25 @@ def nesting_markers(question: str) -> list[re.Match[str]]:
     participle ("the actor playing …", "the series created by …": a reduced relative
     clause). Inside a relative clause a participle belongs to that clause ("the film that
     has a score composed by …"), so it does not nest again."""
-    out = []
-    for match in _RELATIVE.finditer(question):
-        before = question[:match.start()]
-        words = before.split()[-4:]
-        if any(_DETERMINER.match(w + " ") for w in words):
-            out.append(match)
-    if out:
-        return out
-    for match in _PARTICIPLE.finditer(question):
-        words = question[:match.start()].split()[-3:]
-        if (words and words[-1].isalpha() and words[-1].islower()
-                and not _DETERMINER.match(words[-1] + " ")
-                and any(_DETERMINER.match(w + " ") for w in words[:-1])
-                and question[match.end():].split()[0].lower().strip("?.,;:!") not in _NOT_PARTICIPLES
-                and not _ASKS.search(question[match.end():])):
-            out.append(match)
-    return out
+    relatives = [m for m in _RELATIVE.finditer(question)
+                 if any(map(_is_determiner, question[:m.start()].split()[-4:]))]
+    return relatives or [m for m in _PARTICIPLE.finditer(question)
+                         if _opens_reduced_clause(question, m)]
+
+
+def _is_determiner(word: str) -> bool:
+    return bool(_DETERMINER.match(word + " "))
+
+
+def _opens_reduced_clause(question: str, match: re.Match[str]) -> bool:
+    """The participle follows a lower-case noun of a determiner's phrase, is not an "-ing"
+    preposition or noun, and its clause does not hold the question word."""
+    *head, noun = question[:match.start()].split()[-3:] or [""]
+    following = question[match.end():]
+    return (noun.isalpha() and noun.islower() and not _is_determiner(noun)
+            and any(map(_is_determiner, head))
+            and following.split()[0].lower().strip("?.,;:!") not in _NOT_PARTICIPLES
+            and not _ASKS.search(following))
 
 
 def anchor_clause(question: str) -> str | None:
