@@ -37,7 +37,7 @@ from research_studio.graph.nodes.plan import (
 )
 from research_studio.graph.nodes.strategy import Task, follow_up_queries, select_strategy
 from research_studio.graph.nodes.write import section_quotas, select_claims, write_node
-from research_studio.graph.text_analysis import evidence_units
+from research_studio.graph.text_analysis import evidence_units, term_overlap
 from research_studio.knowledge.base import KnowledgeBase, KnowledgeBaseRegistry
 from research_studio.models.coordinator import ModelCoordinator
 from tests.conftest import scripted
@@ -826,6 +826,29 @@ def test_claim_selection_prefers_sources_that_several_sub_questions_found():
     pick = lambda reach: select_claims(QUESTION, QUESTION, [near_miss, shared], 1, set(), [], reach)  # noqa: E731
     assert pick(None) == [near_miss]
     assert pick({"kb:t:once": 0.25, "kb:t:shared": 1.0}) == [shared]
+
+
+def test_claim_selection_covers_the_part_of_the_question_not_yet_stated():
+    """Once a claim states "author" and "Hamlet", a second restatement of them weighs less
+    than a claim on what is still open ("born"), within a section and across sections;
+    counted at full weight, the restatement would win on relevance."""
+    question = "Where was the author of Hamlet born?"
+    author = {"claim_id": "a", "text": "William Shakespeare is the author of the play Hamlet.",
+              "confidence": 0.7, "source_ids": ["kb:t:a"], "status": "verified"}
+    restated = {"claim_id": "b", "text": "Hamlet, a tragedy by its author William Shakespeare, was first "
+                "staged around 1600.", "confidence": 0.5, "source_ids": ["kb:t:b"], "status": "verified"}
+    birth = {"claim_id": "c", "text": "William Shakespeare was born in Stratford-upon-Avon in 1564.",
+             "confidence": 0.6, "source_ids": ["kb:t:c"], "status": "verified"}
+    assert select_claims(question, question, [restated, birth, author], 2, set(), []) == [author, birth]
+    assert select_claims(question, question, [restated, birth], 1, {"kb:t:a"}, [author]) == [birth]
+    assert select_claims(question, question, [restated, birth], 1, set(), []) == [restated]
+
+
+def test_term_overlap_weighs_terms_already_stated():
+    assert term_overlap("author Hamlet born", "the author of Hamlet") == pytest.approx(2 / 3)
+    assert term_overlap("author Hamlet born", "the author of Hamlet", {"hamlet"}, 0.5) == pytest.approx(0.5)
+    assert term_overlap("author Hamlet born", "born in 1564", {"hamlet"}, 0.5) == pytest.approx(1 / 3)
+    assert term_overlap("", "anything", {"anything"}, 0.5) == 0.0
 
 
 @pytest.mark.parametrize("priorities, expected", [

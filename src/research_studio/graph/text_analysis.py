@@ -125,10 +125,16 @@ def ordered_terms(text: str) -> list[str]:
     return list(dict.fromkeys(t for t in tokenize(text) if t not in _QUESTION_TERMS and len(t) > 1))
 
 
-def term_overlap(query: str, text: str) -> float:
-    """Share of the query's content terms found in ``text``."""
+def term_overlap(query: str, text: str, stated: set[str] | None = None,
+                 stated_weight: float = 1.0) -> float:
+    """Share of the query's content terms found in ``text``; a term in ``stated`` (already
+    said elsewhere) counts ``stated_weight`` instead of 1."""
     wanted = content_terms(query)
-    return len(wanted & content_terms(text)) / len(wanted) if wanted else 0.0
+    if not wanted:
+        return 0.0
+    found = wanted & content_terms(text)
+    repeated = len(found & stated) if stated else 0
+    return (len(found) - repeated + stated_weight * repeated) / len(wanted)
 
 
 def clauses(question: str) -> list[str]:
