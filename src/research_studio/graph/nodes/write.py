@@ -27,8 +27,8 @@ _STRENGTH_ORDER = ["cross_validated", "verified", "single_source"]  # strongest 
 _PRONOUNS = frozenset("he she it they his her its their this these those".split())
 # a question term the report's claims already state counts half towards a claim's
 # relevance, so later claims are chosen for the parts of the question not yet covered
-# (MuSiQue 100, saved runs re-written: cited support 0.880 → 0.885, two four-hop questions
-# gain a quarter, none loses; benchmarks.md §4, change 25)
+# (MuSiQue 100, real run: cited support 0.880 → 0.885, two four-hop questions gain a
+# quarter, none loses; the price: answer in report 0.670 → 0.650; benchmarks.md §4, change 25)
 STATED_TERM_WEIGHT = 0.5
 
 
