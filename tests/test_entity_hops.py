@@ -1,7 +1,7 @@
 """Which entities of retrieved evidence become the next hop: names connected to the
 question and specific to the collection, not words every passage shares."""
 
-from research_studio.graph.text_analysis import linked_entities, question_names
+from research_studio.graph.text_analysis import linked_entities
 from research_studio.knowledge.lexical import LexicalIndex
 
 QUESTION = "Who is the spouse of the actress who plays Scarlett in Gone with the Wind?"
@@ -39,56 +39,9 @@ def test_without_a_collection_the_question_link_alone_ranks():
     assert linked_entities(QUESTION, []) == []
 
 
-# ---- nested questions: clauses, the anchor, the next hop's terms ----------------------------------
-NESTED = ("Which county shares a border with the county where the most populous city in the "
-          "state where WDXQ can be found is located?")
-
-
-def test_a_nested_question_splits_into_its_clauses_outermost_first():
-    from research_studio.graph.text_analysis import anchor_clause, clauses
-
-    assert clauses(NESTED) == ["Which county shares a border with the county",
-                               "the most populous city in the state", "WDXQ can be found is located"]
-    assert anchor_clause(NESTED) == "the state where WDXQ can be found is located"
-    assert anchor_clause(QUESTION) == "the actress who plays Scarlett in Gone with the Wind"
-    # a question word after a comma asks; it does not open a nested clause
-    assert clauses("In True Grit, who did the star play?") == ["In True Grit, who did the star play"]
-    assert anchor_clause("In True Grit, who did the star play?") is None
-    # a capitalised relative word belongs to a title
-    assert len(clauses("Who is the host of Who Wants to be a Millionaire in the country that "
-                       "the producer of The Wild Women is from?")) == 2
-
-
-def test_a_participle_after_a_noun_nests_like_a_relative_clause():
-    from research_studio.graph.text_analysis import anchor_clause, clauses
-
-    spouse = "Who is the spouse of the actor playing Bart's father in I Can Only Imagine?"
-    assert clauses(spouse) == ["Who is the spouse of the actor",
-                               "playing Bart's father in I Can Only Imagine"]
-    assert anchor_clause(spouse) == "the actor playing Bart's father in I Can Only Imagine"
-    assert anchor_clause("What was the nickname of the hitman hired by the Mafia?") == \
-        "the hitman hired by the Mafia"
-    # inside a relative clause the participle is part of that clause
-    score = "Who produced the film that has a score composed by Jerry Goldsmith?"
-    assert anchor_clause(score) == "the film that has a score composed by Jerry Goldsmith"
-    # "-ing" prepositions and nouns, a capitalised word before, or a clause that asks
-    for plain in ("What happened to the city during the war?", "Who built the first building?",
-                  "Where was the Beijing meeting held?",
-                  "Who won the title by an organization recognized by what hall of fame?"):
-        assert anchor_clause(plain) is None, plain
-
-
-def test_hop_terms_ask_next_for_the_clause_just_outside_the_answered_one():
-    from research_studio.graph.text_analysis import content_terms, hop_terms
-
-    anchor_passage = content_terms("WDXQ is a radio station licensed to Cochran, Georgia.")
-    assert hop_terms(NESTED, anchor_passage)[:4] == ["most", "populous", "city", "state"]
-    middle_passage = content_terms("Atlanta is the most populous city in the state of Georgia.")
-    terms = hop_terms(NESTED, middle_passage)
-    assert terms[:3] == ["county", "shares", "border"]
-    assert not set(terms) & middle_passage  # only what the passage does not say
-    # a question without nesting keeps its own order
-    assert hop_terms("Where was Vivien Leigh born?", set()) == ["vivien", "leigh", "born"]
+# ---- nested questions: the next hop climbs the clause chain ----------------------------------------
+NESTED_CLAUSES = ["Which county shares a border with the county", "the most populous city in the state",
+                  "WDXQ can be found is located"]
 
 
 def test_follow_up_hops_climb_the_chain_of_the_question():
@@ -98,7 +51,7 @@ def test_follow_up_hops_climb_the_chain_of_the_question():
               "text": "WDXQ is a radio station licensed to Cochran, Georgia, United States."}
     finding = {"finding_id": "f1", "source_id": "s1", "text": source["text"], "confidence": 0.9}
     hop = {"sub_question_id": "sq_002", "question_text": "the state where WDXQ can be found",
-           "hop_of": NESTED, "queries_done": []}
+           "hop_clauses": NESTED_CLAUSES, "queries_done": []}
     towns = [f"Town {i} is a small town in the United States." for i in range(20)]
     index = LexicalIndex([str(i) for i in range(21)], [source["text"], *towns])
     [query] = follow_up_queries(hop, [finding], {"s1": source}, 1, index.specificity)
@@ -120,18 +73,6 @@ def test_names_in_a_flattened_infobox_count_with_the_part_that_names_them():
 
 
 # ---- the kind the first hop asks for -----------------------------------------------------------
-def test_the_asked_kind_is_the_noun_of_the_innermost_hop():
-    from research_studio.graph.answer_kind import asked_kind
-
-    assert asked_kind(NESTED) == "state"
-    assert asked_kind("Who was the first president in the country where the Kamchatka "
-                      "Peninsula is located?") == "country"
-    # an "of" phrase inside the innermost clause is answered first: the singer, then his county
-    assert asked_kind("What county shares a border with the county where the singer of Hungry "
-                      "Eyes from the movie Dirty Dancing was born?") == "singer"
-    assert asked_kind("In True Grit, who did the star play?") is None  # not a chain
-
-
 def test_names_that_read_like_the_asked_kind_move_up():
     from research_studio.config import WebSettings
     from research_studio.graph.answer_kind import rank_by_kind
@@ -156,14 +97,6 @@ def test_a_plan_does_not_hop_twice_on_one_entity():
     assert distinct_entities(["Einstein's", "Albert Einstein", "Nobel Prize"]) == \
         ["Einstein's", "Nobel Prize"]
     assert distinct_entities(["Bank of America", "Bank of Cyprus"]) == ["Bank of America", "Bank of Cyprus"]
-
-
-def test_a_chain_whose_noun_names_no_kind_is_left_in_link_order():
-    from research_studio.graph.answer_kind import asked_kind
-
-    assert asked_kind("Who married the one who wrote The North Star?") is None
-    assert asked_kind("Who is the federal leader of the party in which John Lynch-Staunton held "
-                      "a position?") == "party"  # the noun, not the preposition before "which"
 
 
 # ---- a name whose head word is the kind asked for ------------------------------------------------
@@ -193,17 +126,3 @@ def test_a_name_of_the_asked_kind_outranks_names_found_beside_it():
     restating = "Oak Bridge Road. Oak Bridge Road runs past Cross Lake."
     ranked = linked_entities(KIND_QUESTION, [restating])
     assert ranked.index("Cross Lake") < ranked.index("Oak Bridge Road"), ranked
-
-
-def test_a_questions_names_keep_whole_titles_longest_first():
-    """``entities`` drops an opening "How"/"Here" as a sentence filler and keeps a possessive;
-    a question's own names are whole titles, so the background research looks up the thing."""
-    assert question_names("What actor had the role of the narrator of How I Met Your Mother?") \
-        == ["How I Met Your Mother"]
-    assert question_names("Who plays the wife of Here Comes the Boom's screenwriter in Grown Ups?") \
-        == ["Here Comes the Boom", "Grown Ups"]
-    assert question_names("Who played the monarch at the end of WW2 in The King's Speech?") \
-        == ["King's Speech", "WW2"]
-    assert question_names("In True Grit, who did the star play?") == ["True Grit"]
-    assert question_names("Along with Kenny G, who sang?") == ["Kenny G"]
-    assert question_names("what causes ocean tides?") == []

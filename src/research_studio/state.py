@@ -24,7 +24,8 @@ class QueryAnalysis(TypedDict, total=False):
     needs_clarification: bool
     clarification_question: str
     suggested_template: str
-    method: Literal["llm", "fallback"]
+    method: Literal["llm", "fallback", "offline"]
+    question_kind: str  # understanding.QuestionKind of the parsed question
 
 
 class SubQuestionSynthesis(TypedDict, total=False):
@@ -40,7 +41,7 @@ class SubQuestion(TypedDict, total=False):
     parent_question_id: str | None
     question_text: str
     depth_level: int
-    hop_of: str  # the nested question whose clause chain this sub-question climbs
+    hop_clauses: list[str]  # the nested question's clause chain this sub-question climbs
     priority: float  # 0..1
     rationale: str
     strategy: str  # decomposition strategy: comparison, multi_faceted, causal, ...
@@ -173,6 +174,7 @@ class ResearchState(TypedDict, total=False):
     mode_reason: str
     # analyze
     query_analysis: QueryAnalysis
+    question_structure: dict[str, Any]  # understanding.QuestionStructure, parsed once
     # clarify (seed 002)
     hitl_iteration: int
     hitl_queries: list[str]

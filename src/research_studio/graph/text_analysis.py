@@ -29,25 +29,6 @@ NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 # ("Warn That Man" for "the man …"). A loose head can win a follow-up hop even at 1.5
 # ("Mexico City" for "the most populous city": one four-hop run lost a quarter).
 ASKED_KIND_WEIGHT = 1.5
-# A lower-case relative word opens a nested clause when a determiner opens its noun phrase
-# just before ("the county where", "the other county, that"); capitalised ones open titles
-# ("Who Wants to…"), and "In True Grit, who did…" asks rather than nests.
-_RELATIVE = re.compile(r"\s*,?\s+(?:that|which|who|whom|whose|where|when)\s+")
-_DETERMINER = re.compile(r"\b(?:the|a|an|its|his|her|their)\s", re.IGNORECASE)
-# a participle after a noun: "-ing", or "-ed"/"-en" followed by "by"
-_PARTICIPLE = re.compile(r"\s+(?=[a-z]{3,}ing\b|[a-z]{2,}(?:ed|en)\s+by\b)")
-# a clause that holds the question word asks the question, it is not nested in it
-_ASKS = re.compile(r"\b(?:what|which|who|whom|whose|how)\b")
-# "-ing" words that are prepositions or nouns, not participles ("the first thing", "the
-# song during", "a building")
-_NOT_PARTICIPLES = frozenset(
-    "during including according regarding concerning following nothing something anything "
-    "everything being thing things spring string bring morning evening wedding building "
-    "buildings ceiling opening beginning ending meaning feeling painting paintings setting "
-    "reading recording recordings offering clothing housing funding training timing "
-    "ranking rating listing".split())
-
-
 @dataclass(frozen=True)
 class Sentence:
     text: str
@@ -137,64 +118,14 @@ def term_overlap(query: str, text: str, stated: set[str] | None = None,
     return (len(found) - repeated + stated_weight * repeated) / len(wanted)
 
 
-def clauses(question: str) -> list[str]:
-    """The nested clauses of a multi-hop question, outermost first: "the county where the
-    city where X was born is located" → [the county, the city, X was born is located].
-    The innermost clause names the anchor; each outer one asks about the previous answer."""
-    parts, position = [], 0
-    for match in nesting_markers(question):
-        parts.append(question[position:match.start()])
-        position = match.end()
-    parts.append(question[position:])
-    parts = [p.strip(" ,?") for p in parts]
-    return [p for p in parts if content_terms(p)] or [question]
-
-
-def nesting_markers(question: str) -> list[re.Match[str]]:
-    """Where a nested clause opens, after a noun phrase that a determiner opens: a relative
-    word ("the county where …"), or in a question without one the space before a
-    participle ("the actor playing …", "the series created by …": a reduced relative
-    clause). Inside a relative clause a participle belongs to that clause ("the film that
-    has a score composed by …"), so it does not nest again."""
-    relatives = [m for m in _RELATIVE.finditer(question)
-                 if any(map(_is_determiner, question[:m.start()].split()[-4:]))]
-    return relatives or [m for m in _PARTICIPLE.finditer(question)
-                         if _opens_reduced_clause(question, m)]
-
-
-def _is_determiner(word: str) -> bool:
-    return bool(_DETERMINER.match(word + " "))
-
-
-def _opens_reduced_clause(question: str, match: re.Match[str]) -> bool:
-    """The participle follows a lower-case noun of a determiner's phrase, is not an "-ing"
-    preposition or noun, and its clause does not hold the question word."""
-    *head, noun = question[:match.start()].split()[-3:] or [""]
-    following = question[match.end():]
-    return (noun.isalpha() and noun.islower() and not _is_determiner(noun)
-            and any(map(_is_determiner, head))
-            and following.split()[0].lower().strip("?.,;:!") not in _NOT_PARTICIPLES
-            and not _ASKS.search(following))
-
-
-def anchor_clause(question: str) -> str | None:
-    """The innermost clause with the noun it describes ("the state where WDXQ can be
-    found"): searched alone it finds the first hop, which the whole question dilutes.
-    None when the question has no nested clause."""
-    matches = nesting_markers(question)
-    if not matches:
-        return None
-    last = matches[-1]
-    before = question[:last.start()]
-    start = list(_DETERMINER.finditer(before))[-1].start()
-    return question[start:].strip(" ?")
-
-
-def hop_terms(question: str, present: set[str]) -> list[str]:
-    """The question's content terms that a passage does not state (``present``: its terms),
-    ordered for the next hop: first the clause just outside the one the passage answers
-    (the relation to look up with the entity it found), then further out, then the rest."""
-    parts = clauses(question)
+def hop_terms(parts: list[str], present: set[str]) -> list[str]:
+    """The content terms of a question's clauses (``parts``, outermost first, as the
+    parse gives them) that a passage does not state (``present``: its terms), ordered for
+    the next hop: first the clause just outside the one the passage answers (the relation
+    to look up with the entity it found), then further out, then the rest."""
+    parts = [p for p in parts if content_terms(p)]
+    if not parts:
+        return []
     overlap = [len(content_terms(p) & present) / len(content_terms(p)) for p in parts]
     answered = max(range(len(parts)), key=lambda i: (overlap[i], i))  # ties: the inner one
     order = parts[answered - 1::-1] + parts[answered:] if answered else parts
@@ -226,45 +157,6 @@ def entities(text: str, limit: int = 12) -> list[str]:
         if len(phrase) >= 3 and not phrase.isdigit():
             counts[phrase] = counts.get(phrase, 0) + 1
     return sorted(counts, key=lambda p: (-counts[p], -len(p)))[:limit]
-
-
-# A title keeps the small words between its capitalised ones ("Pacem in Terris", "The
-# First Blast of the Trumpet Against the Monstruous Regiment of Women").
-# "in", "on", "at" … are left out: "WW2 in The King's Speech" is two names, not one.
-_TITLE_SMALL = "of|the|a|an|and|&|de|la|le|von|van|du|del|der|da|di"
-_TITLE = re.compile(rf"[A-Z][\w'’.:-]*(?:[ \t]+(?:(?:{_TITLE_SMALL})[ \t]+)*[A-Z][\w'’.:-]*)*")
-_ARTICLES = frozenset({"the", "a", "an"})
-
-
-def plain_name(text: str) -> str:
-    """A name as ``question_names`` gives it: no leading article, no possessive ending, no
-    closing punctuation — so that a model's "The King's Speech." compares equal to it."""
-    words = text.strip().rstrip(".?!,;:").split()
-    while words and words[0].lower() in _ARTICLES:
-        words = words[1:]
-    if words:
-        words[-1] = re.sub(r"['’]s?$", "", words[-1])
-    return " ".join(words).rstrip(".?!,;:")
-
-
-def question_names(question: str) -> list[str]:
-    """The names a question gives, longest first: whole titles, small words and all ("How
-    I Met Your Mother", "Here Comes the Boom" — ``entities`` strips their opening
-    "How"/"Here" as sentence fillers), without a leading article or a possessive ending.
-    Only at the start of the question are question words dropped ("In True Grit, who …"),
-    and a single word there is no name."""
-    names: list[str] = []
-    for match in _TITLE.finditer(question):
-        words = match.group(0).split()
-        if _sentence_initial(question, match.start()):
-            if len(words) == 1:  # capitalised only because it opens the question
-                continue
-            while words and words[0] in _LEADING_FILLERS:
-                words = words[1:]
-        name = plain_name(" ".join(words))
-        if len(name) >= 2 and name not in names and not name.isdigit():
-            names.append(name)
-    return sorted(names, key=lambda n: (-len(n.split()), -len(n)))
 
 
 def answer_kinds(question: str) -> set[str]:

@@ -1,5 +1,12 @@
-"""Node 1 (seed 003): understand the question with the model — no regex patterns — and
-choose flat or hierarchical research."""
+"""Node 1 (seed 003): understand the question and choose flat or hierarchical research.
+
+The question is parsed once (``understanding``: its kind, items, facets, clause chain)
+and the structure is kept in the state for every later step. A model trusted to reason
+then analyses intent, scope and ambiguity with the kind as guidance; without one the
+analysis is read from the structure, and the small model is not asked (its subjects,
+complexities and templates were guesses: a third of four-hop questions got
+``quick_fact``, a fifth of subjects named an answer the question did not give).
+"""
 
 from __future__ import annotations
 
@@ -9,57 +16,71 @@ from research_studio.config import TEMPLATES, ResearchConfig, apply_template
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, run_config
 from research_studio.graph.nodes.schemas import AnalysisOutput
-from research_studio.graph.text_analysis import (
-    content_terms,
-    plain_name,
-    question_names,
-    term_overlap,
-)
-from research_studio.knowledge.lexical import tokenize
+from research_studio.graph.text_analysis import term_overlap
 from research_studio.state import QueryAnalysis, ResearchState
+from research_studio.understanding import QuestionKind, QuestionStructure, understand
 
 NEUTRAL_TEMPLATE = "general"
+K = QuestionKind
+# the analysis' query class and suggested template for each question kind
+_QUERY_CLASS = {K.COMPARISON: "comparison", K.MULTI_FACETED: "exploratory", K.CAUSAL: "explanation",
+                K.TEMPORAL: "exploratory", K.EVALUATIVE: "evaluation", K.CHAIN: "multi_hop",
+                K.SINGLE_FACT: "factual", K.OPEN: "exploratory"}
+_TEMPLATE = {K.COMPARISON: "comparison"}
 
 
-def neutral_analysis(query: str) -> AnalysisOutput:
-    """Fallback when the model's analysis is unusable: a moderate, clear question whose
-    subject is its longest name (or its closing content words, where English questions
-    usually put the head noun phrase) and whose focus is the rest of its content words."""
-    names = question_names(query)
-    terms = [t for t in tokenize(query) if len(t) > 2]
-    subject = names[0] if names else " ".join(terms[-2:]) or query[:100]
-    focus = " ".join(t for t in terms if t not in subject.lower())[:100]
+def subject_of(structure: QuestionStructure) -> str:
+    """What the question is about: its topic, else its longest name, else the question."""
+    return (structure.topic or (structure.entities[0] if structure.entities else "")
+            or structure.text)[:100]
+
+
+def complexity_of(structure: QuestionStructure) -> str:
+    if structure.is_simple:
+        return "simple"
+    if structure.kind in (K.CHAIN, K.COMPARISON, K.EVALUATIVE) or len(structure.facets) >= 3:
+        return "complex"
+    return "moderate"
+
+
+def offline_analysis(structure: QuestionStructure) -> AnalysisOutput:
+    """The analysis a parse can give: kind, subject, complexity; never a clarification
+    (nothing here can judge ambiguity)."""
+    subject = subject_of(structure)
+    focus = ", ".join(structure.items or [f.text for f in structure.facets])[:100]
     return AnalysisOutput(
-        intent="", query_class="exploratory",
-        primary_subject=subject[:100], topic_focus=focus, temporal_scope="unspecified",
-        complexity="moderate", ambiguity_level="low", needs_clarification=False,
-        clarification_question="", suggested_template=NEUTRAL_TEMPLATE)
+        intent="", query_class=_QUERY_CLASS[structure.kind], primary_subject=subject,
+        topic_focus=focus, temporal_scope="unspecified", complexity=complexity_of(structure),
+        ambiguity_level="low", needs_clarification=False, clarification_question="",
+        suggested_template=_TEMPLATE.get(structure.kind, NEUTRAL_TEMPLATE))
 
 
-def grounded_in_question(analysis: QueryAnalysis, query: str, trusted: bool = True) -> QueryAnalysis:
-    """A subject or focus that shares nothing with the question is a small model's
-    invention ("2019-01-01T00:00:00Z"): replace it with the deterministic one.
-
-    A model not ``trusted`` to reason may only restate: a subject with a word the question
-    does not use is its guess at the answer ("The first president of the Kamchatka
-    Peninsula is Vladimir Putin", "Martha Farrington" for Suzanne Farrington's mother; 20
-    of 100 MuSiQue analyses), and the subject becomes the background sub-question that
-    heads a section of the report."""
-    neutral = neutral_analysis(query)
-    asked = content_terms(query)
-    names = {name.lower() for name in question_names(query)}
+def grounded_in_question(analysis: QueryAnalysis, query: str,
+                         structure: QuestionStructure) -> QueryAnalysis:
+    """A model's subject or focus that shares nothing with the question is an invention
+    ("2019-01-01T00:00:00Z"): the parse's stands in."""
+    offline = offline_analysis(structure)
     fixed = dict(analysis)
     for field in ("primary_subject", "topic_focus"):
         value = str(analysis.get(field) or "")
-        guessed = not trusted and bool(content_terms(value) - asked)
-        if field == "primary_subject" and not trusted and names:
-            # restating is not naming: "The star play", "Team that Pa Amadou Gai is a member
-            # of play for" would send the background research after the question again
-            guessed = guessed or plain_name(value).lower() not in names
-        if value and (term_overlap(value, query) < 0.5 or guessed):
-            fixed[field] = getattr(neutral, field)
+        if value and term_overlap(value, query) < 0.5:
+            fixed[field] = getattr(offline, field)
             fixed.setdefault("corrected", []).append(field)  # type: ignore[union-attr]
     return fixed  # type: ignore[return-value]
+
+
+def structure_hint(structure: QuestionStructure) -> str:
+    """What the parse found, for a model's analysis and plan to build on."""
+    lines = [f"Question kind (from a parse): {structure.kind.value}"]
+    if structure.items:
+        lines.append("Compared items: " + "; ".join(structure.items))
+    if structure.facets:
+        lines.append("Facets: " + " | ".join(f.text for f in structure.facets))
+    if structure.positions:
+        lines.append("Positions: " + "; ".join(structure.positions))
+    if structure.clauses:
+        lines.append("Nested clauses, outermost first: " + " | ".join(structure.clauses))
+    return "\n".join(lines)
 
 
 def choose_mode(requested: str, analysis: QueryAnalysis) -> tuple[str, str]:
@@ -71,18 +92,14 @@ def choose_mode(requested: str, analysis: QueryAnalysis) -> tuple[str, str]:
     return "hierarchical", f"analysis: {analysis.get('complexity', 'moderate')} question"
 
 
-def template_from_analysis(config: ResearchConfig, analysis: QueryAnalysis,
-                           trust_suggestion: bool = True) -> tuple[ResearchConfig, str | None]:
+def template_from_analysis(config: ResearchConfig, analysis: QueryAnalysis
+                           ) -> tuple[ResearchConfig, str | None]:
     """Seed 001 phase 9: without ``--template`` the analysis suggests one; whatever the
     person set explicitly (any value other than the default) is kept, and so is the mode,
-    which ``--mode auto`` decides from the analysed complexity (seeds 000/001).
-
-    A model that cannot reason does not get to set budgets: its suggestion is replaced by
-    the neutral one (the embedded model picked ``quick_fact`` — 5 iterations, one gap
-    round — for a third of the four-hop MuSiQue questions, at random)."""
+    which ``--mode auto`` decides from the analysed complexity (seeds 000/001)."""
     if config.template:
         return config, config.template
-    suggested = analysis.get("suggested_template") if trust_suggestion else NEUTRAL_TEMPLATE
+    suggested = analysis.get("suggested_template")
     if suggested not in TEMPLATES:
         return config, None
     defaults = ResearchConfig()
@@ -91,20 +108,32 @@ def template_from_analysis(config: ResearchConfig, analysis: QueryAnalysis,
     return apply_template(config, suggested, explicit), suggested
 
 
-async def analyze_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
-    query = state["query"]
+async def model_analysis(deps: ResearchDeps, query: str, structure: QuestionStructure
+                         ) -> tuple[QueryAnalysis, str]:
     result = await ask_structured(
-        runtime.context, AnalysisOutput, prompt="analyze", user=f"Question: {query}",
-        tier="medium", node="analyze", fallback=lambda: neutral_analysis(query),
+        deps, AnalysisOutput, prompt="analyze", user=f"Question: {query}\n{structure_hint(structure)}",
+        tier="medium", node="analyze", fallback=lambda: offline_analysis(structure),
         max_tokens=260)
     analysis: QueryAnalysis = {**result.value.model_dump(),  # type: ignore[typeddict-item]
                                "method": "fallback" if result.path == "fallback" else "llm"}
-    trusted = runtime.context.coordinator.is_strong("medium")
-    analysis = grounded_in_question(analysis, query, trusted)
-    config, template = template_from_analysis(run_config(state), analysis, trust_suggestion=trusted)
+    return grounded_in_question(analysis, query, structure), result.path
+
+
+async def analyze_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
+    deps = runtime.context
+    query = state["query"]
+    structure = understand(query, deps.embeddings.embed_array)
+    if deps.coordinator.is_strong("medium"):
+        analysis, path = await model_analysis(deps, query, structure)
+    else:
+        analysis = {**offline_analysis(structure).model_dump(), "method": "offline"}  # type: ignore[assignment]
+        path = "offline"
+    analysis = {**analysis, "question_kind": structure.kind.value}  # type: ignore[assignment]
+    config, template = template_from_analysis(run_config(state), analysis)
     mode, reason = choose_mode(config.mode, analysis)
-    runtime.context.emit("analysis", {"mode": mode, "analysis": analysis, "template": template})
-    return {"query_analysis": analysis, "mode": mode, "mode_reason": reason, "stage": "analyze",
-            "config": config.model_dump(),
+    deps.emit("analysis", {"mode": mode, "analysis": analysis, "template": template})
+    return {"query_analysis": analysis, "question_structure": structure.to_dict(), "mode": mode,
+            "mode_reason": reason, "stage": "analyze", "config": config.model_dump(),
             "trace": [{"node": "analyze", "decision": mode, "reason": reason,
-                       "template": template, "structured": result.path}]}
+                       "template": template, "structured": path,
+                       "question_kind": structure.kind.value}]}

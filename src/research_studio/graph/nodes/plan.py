@@ -9,29 +9,28 @@ used; flat mode researches the question as one sub-question. The path taken is r
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Protocol
 
 from langgraph.runtime import Runtime
 
 from research_studio.config import ResearchConfig
-from research_studio.graph.answer_kind import asked_kind, rank_by_kind
+from research_studio.graph.answer_kind import rank_by_kind
 from research_studio.graph.deps import ResearchDeps
+from research_studio.graph.nodes.analyze import structure_hint
 from research_studio.graph.nodes.common import ask_structured, research_query, run_config
 from research_studio.graph.nodes.schemas import DecompositionOutput
 from research_studio.graph.text_analysis import (
-    anchor_clause,
-    clauses,
     content_terms,
     distinct_entities,
     linked_entities,
     similar_text,
 )
 from research_studio.state import ResearchState, SubQuestion
-
-_CLAUSE_SPLIT = re.compile(r"\s*(?:;|,\s*and\s+|\s+and\s+(?=(?:what|how|why|when|where|who|which)\b)"
-                           r"|\s+(?:versus|vs\.?|compared (?:to|with))\s+)\s*", re.IGNORECASE)
+from research_studio.understanding import QuestionKind, QuestionStructure, decompose, understand
+from research_studio.understanding.decompose import PlanRow, background_question
 
 
 def allocate_iterations(priorities: list[float], config: ResearchConfig) -> list[int]:
@@ -95,25 +94,24 @@ def useful_sub_questions(question: str, proposed: list[str], config: ResearchCon
     return kept[:config.max_sub_questions]
 
 
-def chain_decomposition(question: str, deps: ResearchDeps,
-                        config: ResearchConfig) -> list[tuple[str, float, str]]:
+def chain_decomposition(question: str, structure: QuestionStructure, deps: ResearchDeps,
+                        config: ResearchConfig) -> list[PlanRow]:
     """A nested question ("the county where the city where X was born is located") is a
     chain of hops: research its innermost clause alone (it names the anchor), and the next
     clause out through each entity that clause's evidence links to. Empty when the
     question has no nested clause or there is no knowledge base to link through."""
-    parts, anchor = clauses(question), anchor_clause(question)
+    parts, anchor = structure.clauses, structure.anchor
     if len(parts) < 2 or anchor is None or deps.kb is None:
         return []
     plan = [(question, 1.0, "the question itself, researched directly"),
             (anchor, 0.9, "innermost clause: it names the anchor of the chain")]
     hits = deps.kb.search(anchor, k=5)
     # rarity counts linearly here, not squared as for the whole question: the short clause
-    # already puts its own passage first (MuSiQue 1–40 offline: cited 0.804 → 0.812)
+    # already puts its own passage first
     linked = linked_entities(parts[-1], [f"{h.title}. {h.text}" for h in hits],
                              deps.kb.specificity_scorer(), rarity_power=1.0, limit=8)
-    kind = asked_kind(question)
-    if kind:  # "the country where …": follow the names that read like a country first
-        linked = rank_by_kind(kind, linked, deps.similarity)
+    if structure.asked_kind:  # "the country where …": follow the names that read like a country
+        linked = rank_by_kind(structure.asked_kind, linked, deps.similarity)
     linked = distinct_entities(linked)
     for entity in linked[:max(0, config.max_sub_questions - len(plan))]:
         plan.append((f"{entity} — {parts[-2]}", 0.8,
@@ -121,19 +119,14 @@ def chain_decomposition(question: str, deps: ResearchDeps,
     return plan
 
 
-def deterministic_decomposition(question: str, subject: str, deps: ResearchDeps,
-                                config: ResearchConfig) -> list[tuple[str, float, str]]:
-    """Split on clauses when the question has several parts; follow the chain of a nested
-    question; otherwise research the question itself plus the entities the knowledge base
-    links it to (retrieval-driven hops), then background on the subject."""
-    parts = [p.strip(" ?.") for p in _CLAUSE_SPLIT.split(question) if len(content_terms(p)) >= 2]
-    if len(parts) >= 2:
-        return [(f"{p}?", 1.0 if i == 0 else 0.8, "part of a multi-part question")
-                for i, p in enumerate(parts[:config.max_sub_questions])]
-    chain = chain_decomposition(question, deps, config)
-    if len(chain) >= max(2, config.min_sub_questions):
-        return chain
+def retrieval_decomposition(question: str, structure: QuestionStructure, deps: ResearchDeps,
+                            config: ResearchConfig) -> list[PlanRow]:
+    """The question itself plus the entities the knowledge base links it to
+    (retrieval-driven hops), then background on its subject. A question that is not
+    English is researched as it stands."""
     plan = [(question, 1.0, "the question itself, researched directly")]
+    if not structure.english:
+        return plan
     if deps.kb is not None:
         hits = deps.kb.search(question, k=5)
         linked = distinct_entities(linked_entities(question, [f"{h.title}. {h.text}" for h in hits],
@@ -142,13 +135,27 @@ def deterministic_decomposition(question: str, subject: str, deps: ResearchDeps,
             # the question itself, seen through the linked entity: a good query as it stands
             plan.append((f"{entity} — {question}", 0.7,
                          f"entity linked to the question in retrieved evidence: {entity}"))
-    if len(plan) < config.min_sub_questions or len(plan) < config.max_sub_questions:
-        plan.append((f"{subject} — background", 0.5, "background on the main subject"))
+    subject = structure.topic or (structure.entities[0] if structure.entities else "")
+    if subject and len(plan) < config.max_sub_questions:
+        plan.append((background_question(subject), 0.5, "background on the main subject"))
     return plan[:config.max_sub_questions]
 
 
-def _records(plan: list[tuple[str, float, str]], strategy: str,
-             config: ResearchConfig, hop_of: str = "") -> list[SubQuestion]:
+def offline_decomposition(question: str, structure: QuestionStructure, deps: ResearchDeps,
+                          config: ResearchConfig) -> tuple[list[PlanRow], str]:
+    """Seed 001's strategies by question kind: items, facets, positions, causes or
+    periods from the parse; a nested chain or the knowledge base's links otherwise."""
+    rows = decompose(structure, config.max_sub_questions)
+    if len(rows) >= 2:
+        return rows, structure.kind.value
+    chain = chain_decomposition(question, structure, deps, config)
+    if len(chain) >= max(2, config.min_sub_questions):
+        return chain, QuestionKind.CHAIN.value
+    return retrieval_decomposition(question, structure, deps, config), "retrieval_driven"
+
+
+def _records(plan: list[PlanRow], strategy: str, config: ResearchConfig,
+             hop_clauses: list[str] | None = None) -> list[SubQuestion]:
     budgets = allocate_iterations([p for _, p, _ in plan], config)
     cost = allocate_cost(len(plan), config)["per_sub_question_usd"]
     now = datetime.now(UTC).isoformat(timespec="seconds")
@@ -157,17 +164,17 @@ def _records(plan: list[tuple[str, float, str]], strategy: str,
         priority=priority, rationale=rationale, strategy=strategy, status="pending",
         iteration_count=0, iteration_budget=budget, cost_budget_usd=cost, finding_ids=[],
         queued_queries=[], queries_done=[], synthesis=None, quality_score=0.0, stop_reason="",
-        created_at=now, **({"hop_of": hop_of} if hop_of else {}))
+        created_at=now, **({"hop_clauses": hop_clauses} if hop_clauses else {}))
         for i, ((text, priority, rationale), budget) in enumerate(zip(plan, budgets, strict=True), start=1)]
 
 
-async def llm_decomposition(deps: ResearchDeps, question: str, subject: str, config: ResearchConfig
-                            ) -> tuple[list[tuple[str, float, str]], str, list[str]] | None:
+async def llm_decomposition(deps: ResearchDeps, question: str, subject: str, config: ResearchConfig,
+                            hint: str = "") -> tuple[list[PlanRow], str, list[str]] | None:
     """The model's plan (sub-questions, strategy, outline), or None when it fails or offers
-    fewer useful sub-questions than the minimum."""
+    fewer useful sub-questions than the minimum. ``hint``: what the parse found."""
     result = await ask_structured(
         deps, DecompositionOutput, prompt="plan", tier="medium", node="plan",
-        user=f"Question: {question}\nMain subject: {subject}", max_tokens=320,
+        user=f"Question: {question}\nMain subject: {subject}\n{hint}".strip(), max_tokens=320,
         fallback=lambda: DecompositionOutput.model_construct(strategy="multi_faceted", sub_questions=[],
                                                              outline=["Answer", "Evidence"]))
     kept = useful_sub_questions(question, [s.question for s in result.value.sub_questions], config)
@@ -178,40 +185,86 @@ async def llm_decomposition(deps: ResearchDeps, question: str, subject: str, con
             result.value.strategy, list(result.value.outline))
 
 
+@dataclass(frozen=True)
+class Plan:
+    rows: list[PlanRow]
+    strategy: str
+    path: str  # llm | deterministic
+    outline: list[str]
+
+
+class Planner(Protocol):
+    """The plan stage: a model's decomposition or the offline one, chosen once per run
+    from the configured model's capability (``planner_for``)."""
+
+    async def plan(self, question: str, structure: QuestionStructure, subject: str,
+                   deps: ResearchDeps, config: ResearchConfig) -> Plan: ...
+
+
+class OfflinePlanner:
+    async def plan(self, question: str, structure: QuestionStructure, subject: str,
+                   deps: ResearchDeps, config: ResearchConfig) -> Plan:
+        rows, strategy = offline_decomposition(question, structure, deps, config)
+        return Plan(rows, strategy, "deterministic", [])
+
+
+class ModelPlanner:
+    """A model trusted to reason proposes the plan, guided by the parse; a plan it cannot
+    give, or that is not useful, falls back to the offline one."""
+
+    async def plan(self, question: str, structure: QuestionStructure, subject: str,
+                   deps: ResearchDeps, config: ResearchConfig) -> Plan:
+        proposed = await llm_decomposition(deps, question, subject, config, structure_hint(structure))
+        if proposed is None:
+            return await OfflinePlanner().plan(question, structure, subject, deps, config)
+        rows, strategy, outline = proposed
+        return Plan(rows, strategy, "llm", outline)
+
+
+def planner_for(deps: ResearchDeps) -> Planner:
+    """Only a model trusted to reason is asked: the embedded model's plans were refused on
+    all 300 evaluation questions (loops, bare phrases, a refusal, a guessed state), and
+    the call took two thirds of a hierarchical run's time."""
+    return ModelPlanner() if deps.coordinator.is_strong("medium") else OfflinePlanner()
+
+
+def question_structure(state: ResearchState, question: str, deps: ResearchDeps) -> QuestionStructure:
+    """The structure analyze parsed; parsed again only when clarification changed the
+    question."""
+    stored = state.get("question_structure")
+    if stored and stored.get("text") == question:
+        return QuestionStructure.from_dict(stored, question)
+    return understand(question, deps.embeddings.embed_array)
+
+
 async def plan_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
     deps = runtime.context
     config = run_config(state)
     question = research_query(state)
+    structure = question_structure(state, question, deps)
     subject = state.get("query_analysis", {}).get("primary_subject") or question
     outline: list[str] = []
     if state.get("mode") == "flat":
         budget = min(config.sub_question_max_iterations,
                      max(config.sub_question_min_iterations, config.max_iterations - 2))
-        plan, strategy, path = [(question, 1.0, "flat research of the whole question")], "flat", "flat"
-        sub_questions = _records(plan, strategy, config)
+        strategy, path = "flat", "flat"
+        sub_questions = _records([(question, 1.0, "flat research of the whole question")], strategy,
+                                 config, structure.clauses)
         sub_questions[0]["iteration_budget"] = budget
     else:
-        # only a model trusted to reason is asked, as for findings, syntheses and the summary:
-        # the embedded model's plans were refused on all 300 evaluation questions (loops, bare
-        # phrases, a refusal, a guessed state that sent a sub-question after the wrong one),
-        # and the call took two thirds of a hierarchical run's time
-        model_plan = await llm_decomposition(deps, question, subject, config) \
-            if deps.coordinator.is_strong("medium") else None
-        if model_plan is not None:
-            plan, strategy, outline = model_plan
-            path = "llm"
-        else:
-            plan = deterministic_decomposition(question, subject, deps, config)
-            strategy, path = "retrieval_driven", "deterministic"
-        # the deterministic sub-questions are all views of the question: hop along its clauses
-        sub_questions = _records(plan, strategy, config,
-                                 hop_of=question if path == "deterministic" else "")
+        plan = await planner_for(deps).plan(question, structure, subject, deps, config)
+        strategy, path, outline = plan.strategy, plan.path, plan.outline
+        # the offline sub-questions climb the question's clause chain when it has one
+        sub_questions = _records(plan.rows, strategy, config,
+                                 structure.clauses if path == "deterministic" else None)
     outline = outline or [sq["question_text"] for sq in sub_questions]
     tree = {"root": question, "strategy": strategy, "path": path,
+            "question_kind": structure.kind.value,
             "children": [sq["sub_question_id"] for sq in sub_questions]}
     budget = {**allocate_cost(len(sub_questions), config),
               "iterations": {sq["sub_question_id"]: sq["iteration_budget"] for sq in sub_questions}}
     deps.emit("plan", {"sub_questions": sub_questions, "path": path})
     return {"sub_questions": sub_questions, "decomposition_tree": tree, "decomposition_path": path,
             "outline": outline, "budget": budget, "stage": "plan", "research_round": 0,
-            "trace": [{"node": "plan", "decision": path, "sub_questions": len(sub_questions)}]}
+            "trace": [{"node": "plan", "decision": path, "strategy": strategy,
+                       "sub_questions": len(sub_questions)}]}

@@ -30,8 +30,8 @@ def follow_up_queries(sub_question: SubQuestion, findings: list[Finding],
     paired with the question terms that evidence did not answer — those of the clause
     just outside the one it answered first, so a chain climbs one hop at a time."""
     question = sub_question["question_text"]
-    chain = sub_question.get("hop_of") or question  # the clauses the hops climb
-    asked = f"{question} {chain}".lower()
+    chain = sub_question.get("hop_clauses") or [question]  # the clauses the hops climb
+    asked = f"{question} {' '.join(chain)}".lower()
     done = {q.lower() for q in sub_question.get("queries_done", [])}
     queries: list[str] = []
     for finding in sorted(findings, key=lambda f: -f.get("confidence", 0.0)):

@@ -1,0 +1,105 @@
+"""The offline decomposition of a question by its kind (seed 001's strategies): one
+sub-question per compared item, facet or position, or the question seen from its
+causes, its history, or the options it weighs.
+
+Chains, single facts and open questions are decomposed against the knowledge base
+(``graph/nodes/plan.py``): their parts are the entities the evidence links to, which the
+question alone cannot name.
+"""
+
+from __future__ import annotations
+
+from research_studio.prompts import load_data
+from research_studio.understanding.structure import QuestionKind, QuestionStructure
+
+PlanRow = tuple[str, float, str]  # sub-question, priority, rationale
+K = QuestionKind
+
+
+def _join(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
+    t = load_data("offline_plan")["comparison"]
+    dims = _join(s.dimensions) if s.dimensions else ""
+    rows: list[PlanRow] = []
+    for item in s.items:
+        if s.facets and "{item}" in s.facets[0].text:  # "what is each one good for?"
+            text = s.facets[0].text.format(item=item)
+        elif s.facets:  # another question about the items: asked of each
+            text = f"{s.facets[0].text.rstrip('?')} — for {item}?"
+        elif dims:
+            text = t["item_with_dimensions"].format(item=item, dimensions=dims, purpose=s.purpose)
+        else:
+            text = t["item"].format(item=item, purpose=s.purpose)
+        rows.append((text, 0.9, f"compared item: {item}"))
+    if len(rows) < limit:
+        contrast = t["contrast_with_dimensions"] if dims else t["contrast"]
+        rows.append((contrast.format(items=_join(s.items), dimensions=dims, purpose=s.purpose),
+                     0.8, "how the compared items differ"))
+    return rows
+
+
+def _facets(s: QuestionStructure, limit: int) -> list[PlanRow]:
+    return [(f.text, round(max(0.6, 1.0 - 0.1 * i), 2), f"facet of the question: {f.source}")
+            for i, f in enumerate(s.facets)]
+
+
+def _evaluative(s: QuestionStructure, limit: int) -> list[PlanRow]:
+    t = load_data("offline_plan")["evaluative"]
+    topic = s.topic or s.text
+    if s.positions:
+        rows = [(t["position"].format(position=p, topic=topic), 0.9, f"position held by {p}")
+                for p in s.positions[:max(1, limit - 1)]]
+        evidence = (t["evidence"].format(topic=topic), 1.0, "the evidence the positions are weighed against")
+        return [*rows, evidence]
+    return [(s.text, 1.0, "the question itself, researched directly"),
+            (t["options"].format(topic=topic, purpose=s.purpose), 0.9, "the options being weighed"),
+            (t["criteria"].format(topic=topic, purpose=s.purpose), 0.8, "what the choice depends on"),
+            (t["tradeoffs"].format(topic=topic, purpose=s.purpose), 0.7, "evidence for each option")]
+
+
+def _templated(section: str, keys: list[str]):
+    def rows(s: QuestionStructure, limit: int) -> list[PlanRow]:
+        t = load_data("offline_plan")[section]
+        topic = s.topic or s.text
+        return [(s.text, 1.0, "the question itself, researched directly"),
+                *((t[key].format(topic=topic), round(0.9 - 0.1 * i, 2), f"{section} view: {key}")
+                  for i, key in enumerate(keys))]
+    return rows
+
+
+def _causal(s: QuestionStructure, limit: int) -> list[PlanRow]:
+    t = load_data("offline_plan")["causal"]
+    topic = s.topic or s.text
+    factors = t["factors_of_event"].format(event=s.reason_for) if s.reason_for \
+        else t["factors"].format(topic=topic)
+    return [(s.text, 1.0, "the question itself, researched directly"),
+            (factors, 0.9, "the causes the question asks about"),
+            (background_question(topic), 0.7, "background on the main subject")]
+
+
+_BY_KIND = {
+    K.COMPARISON: _comparison,
+    K.MULTI_FACETED: _facets,
+    K.EVALUATIVE: _evaluative,
+    K.CAUSAL: _causal,
+    K.TEMPORAL: _templated("temporal", ["past", "present", "future"]),
+}
+
+
+def decompose(structure: QuestionStructure, limit: int) -> list[PlanRow]:
+    """Up to ``limit`` sub-questions for the kinds the question alone can be split by;
+    empty for the kinds that need the knowledge base (chain, single fact, open)."""
+    build = _BY_KIND.get(structure.kind)
+    if build is None:
+        return []
+    rows = build(structure, limit)
+    seen: set[str] = set()
+    unique = [r for r in rows if r[0].lower() not in seen and not seen.add(r[0].lower())]
+    return unique[:limit]
+
+
+def background_question(topic: str) -> str:
+    return load_data("offline_plan")["open"]["background"].format(topic=topic)

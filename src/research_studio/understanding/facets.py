@@ -1,0 +1,298 @@
+"""The parts of a question, read from the dependency parse: compared items, facets,
+stated positions, the topic, and the names it gives.
+
+Everything here is structure (coordination, clause boundaries, subjects, morphology):
+no English word lists. Text is always sliced from the question by character offsets, so
+what comes back is the person's own wording.
+"""
+
+from __future__ import annotations
+
+from spacy.tokens import Doc, Span, Token
+
+_WH_TAGS = ("WP", "WDT", "WRB", "WP$")
+_NOMINAL = ("NOUN", "PROPN")
+# entity labels that name a thing one can look up (not a date, a count or an amount)
+_NAME_LABELS = ("PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT",
+                "WORK_OF_ART", "LAW", "LANGUAGE")
+_LEFT_MODIFIERS = ("compound", "amod", "nmod", "nummod", "npadvmod", "punct", "poss", "case")
+
+
+def text_of(text: str, tokens: list[Token]) -> str:
+    """The question's own characters from the first to the last of ``tokens``."""
+    if not tokens:
+        return ""
+    first, last = min(tokens, key=lambda t: t.i), max(tokens, key=lambda t: t.i)
+    return text[first.idx:last.idx + len(last.text)].strip(" ,;:")
+
+
+def _left_phrase(token: Token) -> list[Token]:
+    """A noun with the modifiers written before it ("BRIN indexes", "B-tree")."""
+    out = [token]
+    for child in token.lefts:
+        if child.dep_ in _LEFT_MODIFIERS and child.dep_ not in ("punct", "case", "poss"):
+            out += [t for t in child.subtree]
+    return out
+
+
+def _conjuncts(token: Token) -> list[Token]:
+    return [token, *token.conjuncts] if token.conjuncts else [token]
+
+
+# ---- coordinated groups: compared items or nominal facets --------------------------
+def coordinated_groups(doc: Doc) -> list[list[Token]]:
+    """Groups of two or more coordinated nouns ("React, Vue and Angular"; "the causes,
+    effects and solutions")."""
+    groups: list[list[Token]] = []
+    seen: set[int] = set()
+    for token in doc:
+        if token.i in seen or (token.pos_ not in _NOMINAL and token.dep_ not in ("dobj", "pobj", "nsubj")):
+            continue
+        members = _listed_together(sorted(_conjuncts(token), key=lambda t: t.i))
+        if len(members) >= 2:
+            seen.update(t.i for t in members)
+            groups.append(members)
+    return groups
+
+
+def _listed_together(members: list[Token]) -> list[Token]:
+    """The members written as one list: between two of them stand only commas, a
+    conjunction and the next member's own modifiers. The small parser sometimes hangs a
+    later noun on the last item ("React, Vue, and Angular for building … applications")."""
+    kept = [members[0]]
+    for member in members[1:]:
+        start = min(t.i for t in _left_phrase(member))
+        between = member.doc[kept[-1].i + 1:start]
+        if any(t.pos_ not in ("PUNCT", "CCONJ") for t in between):
+            break
+        kept.append(member)
+    return kept
+
+
+def member_phrases(text: str, members: list[Token]) -> list[str]:
+    """Each member with its own modifiers; a head noun that the last member shares
+    ("B-tree, GIN and BRIN indexes") is not repeated on the others."""
+    return [text_of(text, _left_phrase(m)) for m in members]
+
+
+def shared_object(text: str, members: list[Token]) -> tuple[str, str]:
+    """The preposition and object the group shares ("… and solutions to climate change"
+    → ("to", "climate change")), attached to a member or to the word that governs it."""
+    holders = [*members, members[0].head]
+    for holder in holders:
+        for child in holder.rights:
+            if child.dep_ == "prep":
+                objects = [c for c in child.children if c.dep_ == "pobj"]
+                if objects and child.i > members[-1].i - 1:
+                    return child.lower_, text_of(text, list(objects[0].subtree))
+    return "", ""
+
+
+def purpose_phrase(text: str, doc: Doc, group: list[Token]) -> str:
+    """The phrase an instruction adds after the compared group ("… for building web
+    applications"): a prepositional phrase right after the group, attached to the verb
+    that governs it or to a member, read to the end of its clause (the small parser does
+    not always attach the whole phrase to one word)."""
+    verb = group[0].head
+    after = max(t.i for t in _left_phrase(group[-1])) + 1
+    if verb.pos_ != "VERB" or after >= len(doc):
+        return ""
+    child = doc[after]
+    if child.dep_ == "prep" and (child.head == verb or child.head in group):
+        end = next((t.i for t in doc[child.i:] if t.is_punct and t.text not in "-/"), len(doc))
+        return " " + text_of(text, list(doc[child.i:end]))
+    return ""
+
+
+def dimension_words(text: str, doc: Doc, group: list[Token], purpose: str) -> list[str]:
+    """Attributes the question names for a comparison ("in terms of cost and care", "of
+    the same nationality"): nouns after the group, outside its purpose phrase, that are
+    objects or attributes rather than names."""
+    grouped = {t.i for m in group for t in _left_phrase(m)}
+    purpose_start = text.find(purpose.strip()) if purpose else -1
+    dims = []
+    for token in doc:
+        if purpose_start >= 0 and token.idx >= purpose_start:
+            break
+        if (token.pos_ == "NOUN" and token.i not in grouped and token.i > group[0].i
+                and token.dep_ in ("pobj", "conj", "dobj", "attr")
+                and token.head.i not in grouped):
+            dims.append(token.text)
+    return list(dict.fromkeys(dims))
+
+
+# ---- clause facets: several questions in one ---------------------------------------
+def clause_segments(doc: Doc, nested_at: set[int] = frozenset()) -> list[Span]:
+    """The questions a text asks one after another ("What does VACUUM do, why is it
+    needed, and how does autovacuum decide when to run?"): a new one opens at a sentence
+    start or at a question word that follows a comma, colon or conjunction and does not
+    open a relative clause (``nested_at``: where relative clauses open, by the end offset
+    of their relative word)."""
+    starts = []
+    for token in doc:
+        if token.is_sent_start:
+            starts.append(token.i)
+            continue
+        previous = doc[token.i - 1]
+        if (token.tag_ in _WH_TAGS and previous.pos_ in ("PUNCT", "CCONJ")
+                and token.head.dep_ not in ("relcl", "acl") and previous.text not in ("(", "\"")
+                and token.idx + len(token.text) not in nested_at):
+            starts.append(previous.i if previous.pos_ == "CCONJ" else token.i)
+    starts = sorted(set(starts))
+    spans = []
+    for k, start in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(doc)
+        span = doc[start:end]
+        while len(span) and (span[0].pos_ in ("CCONJ", "PUNCT")):
+            span = span[1:]
+        while len(span) and (span[-1].pos_ in ("CCONJ", "PUNCT")):
+            span = span[:-1]
+        if any(t.pos_ in ("NOUN", "PROPN", "VERB", "PRON") for t in span):
+            spans.append(span)
+    return spans
+
+
+def asks(span: Span) -> bool:
+    """The segment is a question: it opens with a question word or an inverted auxiliary."""
+    first = span[0]
+    return first.tag_ in _WH_TAGS or ((first.pos_ == "AUX" and first.dep_ != "ROOT") or
+                                      (first.pos_ == "AUX" and any(c.dep_.startswith("nsubj")
+                                                                   for c in first.children)))
+
+
+# ---- positions: who holds which view -------------------------------------------------
+def positions(text: str, doc: Doc) -> list[str]:
+    """Distinct named subjects of statements ("Expert A cites 2030, Expert B cites
+    2050, …"): each holds a position an evaluative question weighs."""
+    found: list[str] = []
+    for token in doc:
+        if not token.dep_.startswith("nsubj") or token.head.pos_ not in ("VERB", "AUX"):
+            continue
+        phrase = list(token.subtree)
+        if not any(t.pos_ == "PROPN" for t in phrase) or any(t.tag_ in _WH_TAGS for t in phrase):
+            continue
+        if token.head.dep_ in ("relcl", "acl"):
+            continue
+        name = text_of(text, phrase)
+        if name and name not in found:
+            found.append(name)
+    return found
+
+
+# ---- topic, names, pronouns -----------------------------------------------------------
+def _is_content_chunk(chunk: Span) -> bool:
+    return chunk.root.pos_ in _NOMINAL and not any(t.tag_ in _WH_TAGS for t in chunk)
+
+
+def topic(text: str, doc: Doc, skip: set[int] = frozenset()) -> str:
+    """What the question is about: the subject of its first clause when that is a noun
+    phrase, else its first name, else its first noun phrase that is neither a question
+    word nor a pronoun (``skip``: token indexes already used as items or positions)."""
+    chunks = [c for c in doc.noun_chunks if _is_content_chunk(c) and not {t.i for t in c} & skip]
+    first_sentence = next(iter(doc.sents))
+    subjects = [c for c in chunks if c.root.dep_.startswith("nsubj") and c.start < first_sentence.end]
+    named = [c for c in chunks if c.root.pos_ == "PROPN"]
+    for candidates in (subjects, named, chunks):
+        if candidates:
+            return _without_determiner(text, candidates[0])
+    return ""
+
+
+def _without_determiner(text: str, chunk: Span) -> str:
+    """The chunk without its article (a name keeps it) or a superlative ("the best
+    database" is about databases), with compound words that follow it ("machine learning", when the parser
+    hangs "learning" on the next word) and the prepositional phrase that completes it
+    ("the history of Lisbon")."""
+    doc = chunk.doc
+    article = chunk.root.pos_ != "PROPN"  # "the Roman Empire" keeps it
+    tokens = [t for t in chunk if not (article and t.dep_ == "det" and t.i == chunk.start)
+              and "Sup" not in t.morph.get("Degree")]
+    following = chunk.end
+    while following < len(doc) and doc[following].dep_ == "compound":
+        tokens.append(doc[following])
+        following += 1
+    for child in chunk.root.rights:
+        if child.dep_ == "prep" and child.i == following:
+            tokens += list(child.subtree)
+            break
+    return text_of(text, tokens)
+
+
+def names(text: str, doc: Doc) -> list[str]:
+    """The names a question gives, longest first: named entities of the kinds one looks
+    up, and runs of proper nouns the tagger sees (titles it does not know)."""
+    found = [text_of(text, list(e)) for e in doc.ents if e.label_ in _NAME_LABELS]
+    run: list[Token] = []
+    for token in [*doc, None]:
+        if token is not None and token.pos_ == "PROPN":
+            run.append(token)
+            continue
+        if run:
+            found.append(text_of(text, run))
+            run = []
+    unique = [n for n in dict.fromkeys(found) if len(n) >= 2]
+    return sorted(unique, key=lambda n: (-len(n.split()), -len(n)))
+
+
+def resolve_pronouns(text: str, span: Span, referent: str) -> str:
+    """The segment with third-person pronouns replaced by what they stand for: "its
+    applications in healthcare" → "the applications of machine learning in healthcare",
+    "why is it needed" → "why is VACUUM needed"."""
+    if not referent:
+        return text_of(text, list(span))
+    pieces: list[str] = []
+    position = span.start_char
+    for token in span:
+        third = token.morph.get("Person") == ["3"]
+        if token.tag_ == "PRP$" and third:
+            noun = token.head
+            after = max(t.idx + len(t.text) for t in _left_phrase(noun))
+            pieces += [text[position:token.idx], "the", text[token.idx + len(token.text):after],
+                       f" of {referent}"]
+            position = after
+        elif token.tag_ == "PRP" and third and token.dep_ not in ("expl",) and token.idx >= position:
+            pieces += [text[position:token.idx], referent]
+            position = token.idx + len(token.text)
+    pieces.append(text[position:span.end_char])
+    return "".join(pieces).strip(" ,;:")
+
+
+def asked_reason(text: str, doc: Doc) -> str:
+    """What a "why" question asks the reason for, as "<subject> to <verb> …": "Why did
+    the Roman Empire fall?" → "the Roman Empire to fall". Empty when the question does
+    not open with a question word before a verb with its own subject."""
+    root = next(iter(doc.sents)).root
+    first = doc[0]
+    subjects = [c for c in root.children if c.dep_.startswith("nsubj")]
+    if first.tag_ != "WRB" or root.pos_ != "VERB" or not subjects:
+        return ""
+    subject = text_of(text, list(subjects[0].subtree))
+    rest = [t for t in doc[root.i + 1:root.sent.end] if not t.is_punct]
+    return f"{subject} to {root.lemma_}{' ' + text_of(text, rest) if rest else ''}"
+
+
+def per_item(text: str, span: Span) -> str:
+    """A question asked of every compared item, with ``{item}`` where its subject stands
+    for them ("what is each one good for" → "what is {item} good for"). A subject that
+    is a content noun of its own stays."""
+    for token in span:
+        if token.dep_.startswith("nsubj") and token.pos_ not in ("NOUN", "PROPN"):
+            phrase = [t for t in token.subtree if t.i <= token.i]
+            start, end = phrase[0].idx, token.idx + len(token.text)
+            return (text[span.start_char:start] + "{item}" + text[end:span.end_char]).strip(" ,;:")
+    return text_of(text, list(span))
+
+
+def bridging(span: Span) -> bool:
+    """The segment's noun phrase points back to the topic without naming it: a definite
+    common noun with no complement of its own ("… and what are the ethical concerns?" —
+    the concerns of what the question is about), and no name in the segment."""
+    if any(t.pos_ == "PROPN" for t in span):
+        return False
+    for token in span:
+        if token.pos_ != "NOUN" or token.dep_ == "compound":
+            continue
+        definite = any("Def" in c.morph.get("Definite") for c in token.children if c.dep_ == "det")
+        if definite and not any(c.dep_ == "prep" for c in token.children):
+            return True
+    return False

@@ -1,0 +1,77 @@
+"""What the offline analysis knows about a question, computed once and kept in the state.
+
+Plain data (JSON in the checkpointer): the plan, the sub-agents and the follow-up
+queries read it instead of parsing the question again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from enum import StrEnum
+from typing import Any
+
+
+class QuestionKind(StrEnum):
+    """Seed 001's decomposition strategies, plus the nested chain of multi-hop questions."""
+
+    COMPARISON = "comparison"
+    MULTI_FACETED = "multi_faceted"
+    CAUSAL = "causal"
+    TEMPORAL = "temporal"
+    EVALUATIVE = "evaluative"
+    CHAIN = "chain"
+    SINGLE_FACT = "single_fact"
+    OPEN = "open"
+
+
+@dataclass(frozen=True)
+class Facet:
+    """One part of a multi-part question, already phrased as a question (``text``)."""
+
+    text: str
+    source: str  # the words of the question it comes from
+
+
+@dataclass(frozen=True)
+class QuestionStructure:
+    """The parse of a question, reduced to what planning and hopping need.
+
+    ``clauses``: a nested question's chain, outermost first ("the county" → "the city" →
+    "X was born"); ``anchor``: its innermost clause with the noun it describes, searched
+    first; ``asked_kind``: that noun ("city"). ``entities``: names the question gives."""
+
+    text: str
+    kind: QuestionKind = QuestionKind.OPEN
+    english: bool = True
+    topic: str = ""
+    items: list[str] = field(default_factory=list)
+    dimensions: list[str] = field(default_factory=list)
+    purpose: str = ""
+    reason_for: str = ""  # a "why" question's clause: "the Roman Empire to fall"
+    facets: list[Facet] = field(default_factory=list)
+    positions: list[str] = field(default_factory=list)
+    clauses: list[str] = field(default_factory=list)
+    anchor: str | None = None
+    asked_kind: str | None = None
+    entities: list[str] = field(default_factory=list)
+    sentences: int = 1
+    kind_scores: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def is_simple(self) -> bool:
+        """One fact asked in one sentence: ``--mode auto`` researches it flat."""
+        return self.kind == QuestionKind.SINGLE_FACT
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None, text: str = "") -> QuestionStructure:
+        """Rebuild a stored structure; unknown keys (an older state) are ignored."""
+        if not data:
+            return cls(text=text, english=False)
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        values["kind"] = QuestionKind(values.get("kind", QuestionKind.OPEN))
+        values["facets"] = [Facet(**f) for f in values.get("facets", [])]
+        return cls(**values)

@@ -1,0 +1,237 @@
+"""Offline question understanding (issue 24): the kind of a question and the plan's shape
+for each kind, on spaCy's parser and the real sentence encoder. The questions are
+ordinary research questions, none taken from the evaluation files."""
+
+import pytest
+
+from research_studio.graph.text_analysis import content_terms, hop_terms
+from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
+from research_studio.understanding import QuestionKind, QuestionStructure, decompose, understand
+
+K = QuestionKind
+
+
+@pytest.fixture(scope="module")
+def embed():
+    return MiniLMOnnxEmbeddings().embed_array
+
+
+def plan_of(question: str, embed, limit: int = 5) -> tuple[QuestionStructure, list[str]]:
+    structure = understand(question, embed)
+    return structure, [text for text, _, _ in decompose(structure, limit)]
+
+
+def assert_questions(texts: list[str]) -> None:
+    """Every sub-question is a whole question: at least four words, ending in '?'."""
+    assert 2 <= len(texts) <= 5, texts
+    for text in texts:
+        assert text.endswith("?") and not text.endswith("??") and len(text.split()) >= 4, text
+
+
+# ---- comparison: one sub-question per item, then how they differ ---------------------------------
+@pytest.mark.parametrize(("question", "items"), [
+    ("Compare Kafka and RabbitMQ", ["Kafka", "RabbitMQ"]),
+    ("Compare React, Vue and Angular for building web applications", ["React", "Vue", "Angular"]),
+    ("Compare React, Vue, and Angular for building web applications.", ["React", "Vue", "Angular"]),
+    ("What are the differences between PostgreSQL and MySQL?", ["PostgreSQL", "MySQL"]),
+    ("Compare Python, Ruby, Go, Rust and Java for writing command-line tools",
+     ["Python", "Ruby", "Go", "Rust", "Java"]),
+])
+def test_a_comparison_gets_one_sub_question_per_item(embed, question, items):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON
+    assert structure.items == items
+    assert_questions(texts)
+    for item, text in zip(items, texts, strict=False):
+        assert item in text
+    if len(items) < 5:  # room left: how they differ, with every item named
+        assert all(item in texts[-1] for item in items)
+
+
+def test_a_comparison_keeps_its_purpose_and_per_item_question(embed):
+    _, texts = plan_of("Compare React, Vue and Angular for building web applications", embed)
+    assert all(t.endswith("for building web applications?") for t in texts)
+    structure, texts = plan_of("Compare B-tree, GIN, GiST and BRIN indexes: what is each one good for?",
+                               embed)
+    assert structure.kind == K.COMPARISON and len(structure.items) == 4
+    assert [t for t in texts if t.startswith("What is GIN")] == ["What is GIN good for?"]
+
+
+def test_a_comparison_of_named_attributes_asks_for_them(embed):
+    structure, texts = plan_of("Compare cats and dogs as pets in terms of cost and care", embed)
+    assert structure.kind == K.COMPARISON and structure.items == ["cats", "dogs"]
+    assert_questions(texts)
+
+
+# ---- facets: one sub-question per part, pronouns resolved ----------------------------------------
+def test_coordinated_facets_become_one_question_each(embed):
+    structure, texts = plan_of("Explain the causes, effects, and solutions to climate change", embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert_questions(texts)
+    assert len(texts) == 3
+    for facet, text in zip(["causes", "effects", "solutions"], texts, strict=True):
+        assert facet in text and "climate change" in text
+
+
+def test_several_questions_in_one_are_split_with_pronouns_resolved(embed):
+    question = ("How does machine learning work, what are its applications in healthcare, "
+                "and what are the ethical concerns?")
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert_questions(texts)
+    assert len(texts) == 3
+    assert texts[1] == "What are the applications of machine learning in healthcare?"
+    assert "machine learning" in texts[2]  # "the ethical concerns" of what the question is about
+    assert not any(" its " in t or t.startswith("Its") for t in texts)
+
+
+def test_a_pronoun_subject_is_replaced_by_what_it_stands_for(embed):
+    _, texts = plan_of("What does VACUUM do, why is it needed, and how does autovacuum decide "
+                       "when to run?", embed)
+    assert texts == ["What does VACUUM do?", "Why is VACUUM needed?",
+                     "How does autovacuum decide when to run?"]
+
+
+# ---- causal, temporal, evaluative ------------------------------------------------------------------
+def test_a_causal_question_asks_for_the_factors(embed):
+    structure, texts = plan_of("Why did the Roman Empire fall?", embed)
+    assert structure.kind == K.CAUSAL
+    assert_questions(texts)
+    assert texts[0] == "Why did the Roman Empire fall?"
+    assert texts[1] == "What factors led the Roman Empire to fall?"
+
+
+def test_a_temporal_question_is_followed_over_time(embed):
+    structure, texts = plan_of("How has remote work changed since 2020?", embed)
+    assert structure.kind == K.TEMPORAL
+    assert_questions(texts)
+    assert all("remote work" in t for t in texts)
+
+
+def test_an_evaluative_question_gets_one_sub_question_per_position_and_the_evidence(embed):
+    question = ("Three experts disagree on climate tipping points: Expert A cites 2030 deadline, "
+                "Expert B cites 2050, Expert C says timelines are unknowable. Evaluate each "
+                "position and explain which evidence is stronger and why.")
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.EVALUATIVE
+    assert structure.positions == ["Expert A", "Expert B", "Expert C"]
+    assert_questions(texts)
+    assert len(texts) == 4
+    assert all("climate tipping points" in t for t in texts)
+
+
+def test_a_best_option_question_is_evaluative_not_a_chain(embed):
+    """"a startup that needs to scale" describes a kind of startup; it is no hop."""
+    structure, texts = plan_of("What is the best database for a startup that needs to scale quickly?",
+                               embed)
+    assert structure.kind == K.EVALUATIVE and not structure.clauses
+    assert_questions(texts)
+
+
+# ---- nested chains -------------------------------------------------------------------------------
+def test_a_nested_question_is_read_as_a_chain_of_clauses(embed):
+    question = "Which river flows through the capital of the country where the Eiffel Tower stands?"
+    structure = understand(question, embed)
+    assert structure.kind == K.CHAIN
+    assert structure.clauses == ["Which river flows through the capital of the country",
+                                 "the Eiffel Tower stands"]
+    assert structure.anchor == "the country where the Eiffel Tower stands"
+    assert structure.asked_kind == "country"
+    assert decompose(structure, 5) == []  # its hops come from the knowledge base
+
+
+@pytest.mark.parametrize(("question", "anchor"), [
+    ("What was the nickname of the hitman hired by the Mafia?", "the hitman hired by the Mafia"),
+    ("Who is the spouse of the actor playing the father in the new film?",
+     "the actor playing the father in the new film"),
+    ("Who founded the company that makes the drone?", "the company that makes the drone"),
+])
+def test_reduced_and_relative_clauses_nest(embed, question, anchor):
+    structure = understand(question, embed)
+    assert structure.kind == K.CHAIN and structure.anchor == anchor
+
+
+@pytest.mark.parametrize("question", [
+    "What happened to the city during the war?",
+    "In True Grit, who did the star play?",
+    "Who built the first building?",
+])
+def test_no_chain_without_a_nested_clause(embed, question):
+    structure = understand(question, embed)
+    assert structure.kind != K.CHAIN and structure.anchor is None
+
+
+def test_hop_terms_ask_next_for_the_clause_just_outside_the_answered_one(embed):
+    structure = understand("Which county shares a border with the county where the most populous "
+                           "city in the state where WXYZ can be found is located?", embed)
+    assert len(structure.clauses) == 3
+    anchor_passage = content_terms("WXYZ is a radio station licensed to Cochran, Georgia.")
+    assert hop_terms(structure.clauses, anchor_passage)[:4] == ["most", "populous", "city", "state"]
+    middle_passage = content_terms("Atlanta is the most populous city in the state of Georgia.")
+    terms = hop_terms(structure.clauses, middle_passage)
+    assert terms[:3] == ["county", "shares", "border"]
+    assert not set(terms) & middle_passage
+    assert hop_terms(["Where was Vivien Leigh born"], set()) == ["vivien", "leigh", "born"]
+    assert hop_terms([], set()) == [] and hop_terms(["?"], set()) == []
+
+
+# ---- single facts, names, other languages, odd input --------------------------------------------
+@pytest.mark.parametrize("question", ["What is quantum computing?", "When was the Golden Gate Bridge built?",
+                                      "Who wrote the novel Middlemarch?"])
+def test_a_single_fact_is_simple(embed, question):
+    structure = understand(question, embed)
+    assert structure.kind == K.SINGLE_FACT and structure.is_simple
+    assert decompose(structure, 5) == []
+
+
+def test_names_come_from_the_parser(embed):
+    structure = understand("Who played the king in The King's Speech after Colin Firth left?", embed)
+    assert "Colin Firth" in structure.entities
+    assert understand("what causes ocean tides?", embed).entities == []
+
+
+def test_a_question_without_names_still_gets_a_topic(embed):
+    structure = understand("How do plants absorb water, and what limits the rate?", embed)
+    assert structure.topic
+    texts = [t for t, _, _ in decompose(structure, 5)]
+    assert all(t.endswith("?") for t in texts)
+
+
+@pytest.mark.parametrize("question", [
+    "Welche Ursachen hat der Klimawandel und welche Folgen?",
+    "Quelles sont les causes du changement climatique ?",
+    "¿Cuáles son las causas del cambio climático?",
+    "气候变化的原因是什么？",
+    "🙂🙂🙂", "", "   ",
+])
+def test_a_question_in_another_language_is_researched_as_it_stands(embed, question):
+    structure = understand(question, embed)
+    assert structure.english is False and structure.kind == K.OPEN
+    assert decompose(structure, 5) == []
+
+
+def test_a_very_long_question_is_bounded(embed):
+    question = " ".join(["Explain how the harbour's tides, currents, winds and sediment interact, "
+                         "and what engineers can do about silting."] * 30)
+    _, texts = plan_of(question, embed)
+    assert len(texts) <= 5
+    assert all(t.endswith("?") for t in texts)
+
+
+def test_a_research_brief_of_several_sentences_is_split_into_whole_questions(embed):
+    brief = ("Research the growth of community solar projects in rural regions of Europe, and "
+             "their effects on household energy bills. Explain the policy instruments that "
+             "encouraged them. What obstacles do cooperatives face when they connect to the grid?")
+    structure, texts = plan_of(brief, embed)
+    assert structure.kind == K.MULTI_FACETED and structure.sentences == 3
+    assert_questions(texts)
+    assert any("policy instruments" in t for t in texts)
+    assert any("obstacles" in t for t in texts)
+
+
+def test_the_structure_survives_the_checkpointer(embed):
+    structure = understand("Compare Kafka and RabbitMQ for event streaming", embed)
+    again = QuestionStructure.from_dict(structure.to_dict())
+    assert again == structure
+    assert QuestionStructure.from_dict({**structure.to_dict(), "unknown": 1}) == structure
+    assert QuestionStructure.from_dict(None, "q").english is False
