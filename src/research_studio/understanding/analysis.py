@@ -63,13 +63,13 @@ def _structure(text: str, doc: Doc, scores: dict[str, float]) -> QuestionStructu
         skip = {t.i for t in doc if t.dep_.startswith("nsubj")}
         return QuestionStructure(kind=K.EVALUATIVE, positions=held,
                                  topic=parts.topic(text, doc, skip), **common)
-    if len(group) >= 2 and intent == K.COMPARISON:
+    brief = len(sentences) >= 2  # a research brief: its parts before any one list in it
+    facets = _segment_facets(text, doc, segments) if len(segments) >= 2 or brief else []
+    if len(group) >= 2 and intent == K.COMPARISON and not (brief and len(facets) >= 2):
         return _comparison(text, doc, group, segments, common)
-    if len(segments) >= 2:
-        facets = _segment_facets(text, doc, segments)
-        if len(facets) >= 2:
-            return QuestionStructure(kind=K.MULTI_FACETED, facets=facets,
-                                     topic=parts.topic(text, doc), **common)
+    if len(facets) >= 2:
+        return QuestionStructure(kind=K.MULTI_FACETED, facets=facets,
+                                 topic=parts.topic(text, doc), **common)
     if nested is not None:
         return QuestionStructure(kind=K.CHAIN, clauses=nested.clauses, anchor=nested.anchor,
                                  asked_kind=nested.asked_kind,
@@ -104,51 +104,71 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
 
 
 def _segment_facets(text: str, doc: Doc, segments: list[Span]) -> list[Facet]:
-    """Each question or instruction of the text as a question of its own; statements
-    that only set the context are not facets."""
+    """Each question, instruction and coordinated part of the text as a question of its
+    own ("Research X, and its Y. Explain Z, and detail W." → X, Y, Z, W); questions and
+    instructions first, statements (which mostly set the context) after them."""
     referent = parts.topic(text, doc)
     templates = load_data("offline_plan")["multi_faceted"]
-    out = []
+    asked, statements = [], []
     for segment in segments:
         if parts.asks(segment):
-            phrase = parts.resolve_pronouns(text, segment, referent)
-            if referent and referent.lower() not in phrase.lower() and parts.bridging(segment):
-                phrase += templates["topic_suffix"].format(topic=referent)
-            out.append(Facet(text=_as_question(phrase), source=segment.text))
+            asked += [Facet(text=_as_question(q), source=segment.text)
+                      for q in _asked_pieces(text, segment, referent, templates)]
             continue
-        subject = _instructed_object(text, segment, referent)
-        if subject:
-            out.append(Facet(text=templates["phrase_facet"].format(facet=subject),
-                             source=segment.text))
-    return out
+        for unit in parts.coordinated_units(segment):
+            target, stated = parts.research_object(unit)
+            if target is None:
+                continue
+            members = parts.listed_nouns(target)
+            if stated:  # no pronoun resolution: a statement's "it" is too often ambiguous
+                statement = _clean(parts.text_of(text, list(target)))
+                statements.append(Facet(text=templates["statement_facet"].format(
+                    facet=statement[:1].lower() + statement[1:] if target[0].pos_ != "PROPN"
+                    else statement), source=unit.text))
+                continue
+            for piece in _object_pieces(text, target, members, referent):
+                key = "action_facet" if target[0].tag_ == "VB" else "phrase_facet"
+                asked.append(Facet(text=templates[key].format(facet=_clean(piece)), source=unit.text))
+    return [f for f in asked + statements if len(f.text.split()) >= 4]
 
 
-def _instructed_object(text: str, segment: Span, referent: str) -> str:
-    """What an instruction ("Explain the problems …", "Tell me about X") or a verbless
-    phrase ("Research on the price dynamics …") asks to research; empty for a
-    statement with its own subject, which only sets the context."""
-    head = segment.root
-    if any(c.dep_.startswith("nsubj") for c in head.children) and head.pos_ in ("VERB", "AUX"):
-        return ""
-    if head.head.i not in range(segment.start, segment.end) and head.head != head:
-        return ""  # an introductory phrase of another clause ("In a 2010 study, what …")
-    tokens = list(segment)
-    if head.pos_ == "VERB":
-        tokens = [t for t in tokens if t.i > head.i or (t.i < head.i and t.dep_ != "aux")]
-        tokens = [t for t in tokens if t.i > head.i]
-    while tokens and (tokens[0].pos_ in ("ADP", "PUNCT", "CCONJ", "PART")
-                      or (tokens[0].pos_ == "PRON" and tokens[0].morph.get("Person") != ["3"])):
-        tokens = tokens[1:]
-    if not any(t.pos_ in ("NOUN", "PROPN") for t in tokens):
-        return ""
-    span = segment.doc[tokens[0].i:tokens[-1].i + 1]
-    return parts.resolve_pronouns(text, span, referent).rstrip(" .?!")
+def _asked_pieces(text: str, segment: Span, referent: str, templates: dict) -> list[str]:
+    """A question, or one question per coordinated noun it asks about ("What are effective
+    strategies, best practices, or existing projects that address X?")."""
+    phrase = parts.resolve_pronouns(text, segment, referent)
+    if referent and referent.lower() not in phrase.lower() and parts.bridging(segment):
+        phrase += templates["topic_suffix"].format(topic=referent)
+    members = parts.listed_nouns(segment)
+    if len(members) < 2 or len(members) > 5:
+        return [phrase]
+    first = min(t.idx for t in parts.member_tokens(members[0]))
+    prefix = text[segment.start_char:first]
+    complement = text[members[-1].idx + len(members[-1].text):segment.end_char]
+    return [f"{prefix}{parts.text_of(text, parts.member_tokens(m))}{complement}" for m in members]
+
+
+def _clean(phrase: str) -> str:
+    """One line, no closing punctuation, no bracket left open by a cut."""
+    phrase = " ".join(phrase.split()).rstrip(" .?!;:,")
+    while phrase.count("(") > phrase.count(")"):
+        phrase = phrase[:phrase.rindex("(")].rstrip(" .?!;:,")
+    return phrase
+
+
+def _object_pieces(text: str, target: Span, members: list, referent: str) -> list[str]:
+    """The object of an instruction, one piece per coordinated noun that shares a
+    complement ("the current applications and recent advancements of light therapies")."""
+    if len(members) < 2:
+        return [parts.resolve_pronouns(text, target, referent).rstrip(" .?!;:")]
+    complement = text[members[-1].idx + len(members[-1].text):target.end_char].rstrip(" .?!;:")
+    return [f"{parts.text_of(text, parts.member_tokens(m))}{complement}" for m in members]
 
 
 def _noun_facets(text: str, group: list) -> list[Facet]:
     """"the causes, effects and solutions to climate change" → one question per noun,
     about the object they share."""
     preposition, shared = parts.shared_object(text, group)
+    shared = _clean(shared)
     if not shared:
         return []
     template = load_data("offline_plan")["multi_faceted"]["noun_facet"]
@@ -163,5 +183,5 @@ def _noun_facets(text: str, group: list) -> list[Facet]:
 
 
 def _as_question(phrase: str) -> str:
-    phrase = phrase.strip().rstrip(".!?;:, ")
+    phrase = _clean(phrase)
     return phrase[:1].upper() + phrase[1:] + "?" if phrase else ""

@@ -8,6 +8,8 @@ what comes back is the person's own wording.
 
 from __future__ import annotations
 
+import itertools
+
 from spacy.tokens import Doc, Span, Token
 
 _WH_TAGS = ("WP", "WDT", "WRB", "WP$")
@@ -24,6 +26,11 @@ def text_of(text: str, tokens: list[Token]) -> str:
         return ""
     first, last = min(tokens, key=lambda t: t.i), max(tokens, key=lambda t: t.i)
     return text[first.idx:last.idx + len(last.text)].strip(" ,;:")
+
+
+def member_tokens(member: Token) -> list[Token]:
+    """A coordinated noun with its own modifiers, without the conjuncts hanging on it."""
+    return [t for t in _left_phrase(member) if t.dep_ not in ("conj", "cc")]
 
 
 def _left_phrase(token: Token) -> list[Token]:
@@ -134,7 +141,8 @@ def clause_segments(doc: Doc, nested_at: set[int] = frozenset()) -> list[Span]:
             starts.append(token.i)
             continue
         previous = doc[token.i - 1]
-        if (token.tag_ in _WH_TAGS and previous.pos_ in ("PUNCT", "CCONJ")
+        coordinated = token.i > 1 and previous.pos_ == "CCONJ" and doc[token.i - 2].tag_ in _WH_TAGS
+        if (token.tag_ in _WH_TAGS and previous.pos_ in ("PUNCT", "CCONJ") and not coordinated
                 and token.head.dep_ not in ("relcl", "acl") and previous.text not in ("(", "\"")
                 and token.idx + len(token.text) not in nested_at):
             starts.append(previous.i if previous.pos_ == "CCONJ" else token.i)
@@ -296,3 +304,65 @@ def bridging(span: Span) -> bool:
         if definite and not any(c.dep_ == "prep" for c in token.children):
             return True
     return False
+
+
+def coordinated_units(span: Span) -> list[Span]:
+    """A segment cut at the coordination of its head ("Explain X, and detail Y" → two
+    instructions; "Research on X, and its Y" → two topics): each conjunct of the head
+    with its own words, the head without its conjuncts' words."""
+    head = span.root
+    conjuncts = [c for c in head.children if c.dep_ == "conj" and span.start <= c.i < span.end]
+    if not conjuncts:
+        return [span]
+    cuts = sorted(min(t.i for t in c.subtree) for c in conjuncts)
+    bounds = [span.start, *cuts, span.end]
+    units = []
+    for start, end in itertools.pairwise(bounds):
+        unit = span.doc[start:end]
+        while len(unit) and unit[-1].pos_ in ("CCONJ", "PUNCT"):
+            unit = unit[:-1]
+        while len(unit) and unit[0].pos_ in ("CCONJ", "PUNCT"):
+            unit = unit[1:]
+        if any(t.pos_ in ("NOUN", "PROPN") for t in unit):
+            units.append(unit)
+    return units
+
+
+def research_object(unit: Span) -> tuple[Span | None, bool]:
+    """What a unit asks to research, and whether it is a statement: the object of an
+    instruction ("Explain the problems …" → "the problems …"), a verbless phrase as it
+    stands, what a first-person need asks for ("I need to adjust X" → "adjust X"), or a
+    third-person statement as a whole."""
+    head = unit.root
+    subjects = [c for c in head.children if c.dep_.startswith("nsubj")]
+    if head.pos_ in ("NOUN", "PROPN") or (head.dep_ == "ROOT" and head.pos_ != "VERB" and not subjects):
+        return unit, False
+    if subjects and subjects[0].morph.get("Person") in (["1"], ["2"]):
+        goals = [c for c in head.children if c.dep_ in ("xcomp", "ccomp", "dobj")]
+        if not goals:
+            return None, False
+        head = goals[0]
+        tokens = [t for t in head.subtree if t.i >= head.i]
+        return unit.doc[tokens[0].i:tokens[-1].i + 1], False
+    if subjects:
+        return unit, True
+    tokens = [t for t in unit if t.i > head.i]
+    while tokens and (tokens[0].pos_ in ("ADP", "PUNCT", "CCONJ", "PART")
+                      or (tokens[0].pos_ == "PRON" and tokens[0].morph.get("Person") != ["3"])):
+        tokens = tokens[1:]
+    if not any(t.pos_ in ("NOUN", "PROPN") for t in tokens):
+        return None, False
+    return unit.doc[tokens[0].i:tokens[-1].i + 1], False
+
+
+def listed_nouns(span: Span) -> list[Token]:
+    """The coordinated nouns an object opens with ("the current applications and recent
+    scientific advancements of …"), or nothing when it opens with one."""
+    head = next((t for t in span if (t.pos_ == "NOUN" and t.head.i not in range(span.start, span.end))
+                 or (t.pos_ == "NOUN" and t.head == t)), None)
+    if head is None:
+        head = span.root if span.root.pos_ == "NOUN" else None
+    if head is None:
+        return []
+    members = _listed_together(sorted(_conjuncts(head), key=lambda t: t.i))
+    return members if len(members) >= 2 and all(m.i < span.end for m in members) else []

@@ -27,6 +27,7 @@ _QUERY_CLASS = {K.COMPARISON: "comparison", K.MULTI_FACETED: "exploratory", K.CA
                 K.TEMPORAL: "exploratory", K.EVALUATIVE: "evaluation", K.CHAIN: "multi_hop",
                 K.SINGLE_FACT: "factual", K.OPEN: "exploratory"}
 _TEMPLATE = {K.COMPARISON: "comparison"}
+BRIEF_TEMPLATE = "deep_dive"  # a research brief of several sentences asks for depth
 
 
 def subject_of(structure: QuestionStructure) -> str:
@@ -52,7 +53,8 @@ def offline_analysis(structure: QuestionStructure) -> AnalysisOutput:
         intent="", query_class=_QUERY_CLASS[structure.kind], primary_subject=subject,
         topic_focus=focus, temporal_scope="unspecified", complexity=complexity_of(structure),
         ambiguity_level="low", needs_clarification=False, clarification_question="",
-        suggested_template=_TEMPLATE.get(structure.kind, NEUTRAL_TEMPLATE))
+        suggested_template=BRIEF_TEMPLATE if structure.sentences >= 2 and structure.facets
+        else _TEMPLATE.get(structure.kind, NEUTRAL_TEMPLATE))
 
 
 def grounded_in_question(analysis: QueryAnalysis, query: str,
