@@ -2,6 +2,8 @@
 for each kind, on spaCy's parser and the real sentence encoder. The questions are
 ordinary research questions, none taken from the evaluation files."""
 
+import json
+
 import pytest
 
 from research_studio.graph.text_analysis import content_terms, hop_terms
@@ -42,10 +44,17 @@ def test_a_comparison_gets_one_sub_question_per_item(embed, question, items):
     assert structure.kind == K.COMPARISON
     assert structure.items == items
     assert_questions(texts)
-    for item, text in zip(items, texts, strict=False):
-        assert item in text
-    if len(items) < 5:  # room left: how they differ, with every item named
-        assert all(item in texts[-1] for item in items)
+    for item in items:  # a sub-question of its own for each item
+        assert any(item in t and not any(o in t for o in items if o != item) for t in texts), item
+    if len(items) < 5:  # room left: how they differ (or the question itself), every item named
+        assert any(all(item in t for item in items) for t in texts)
+
+
+def test_a_comparing_question_is_asked_itself_beside_each_item(embed):
+    question = "Which film is newer, The Apple Dumpling Gang or Heavyweights?"
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.asks_itself
+    assert texts[0] == question and len(texts) == 3
 
 
 def test_a_comparison_keeps_its_purpose_and_per_item_question(embed):
@@ -231,7 +240,9 @@ def test_a_research_brief_of_several_sentences_is_split_into_whole_questions(emb
 
 def test_the_structure_survives_the_checkpointer(embed):
     structure = understand("Compare Kafka and RabbitMQ for event streaming", embed)
-    again = QuestionStructure.from_dict(structure.to_dict())
+    stored = structure.to_dict()
+    assert json.loads(json.dumps(stored)) == stored  # plain JSON types, nothing custom
+    again = QuestionStructure.from_dict(stored)
     assert again == structure
     assert QuestionStructure.from_dict({**structure.to_dict(), "unknown": 1}) == structure
     assert QuestionStructure.from_dict(None, "q").english is False

@@ -57,7 +57,7 @@ def _structure(text: str, doc: Doc, scores: dict[str, float]) -> QuestionStructu
     nested = chain(doc, text)
     held = parts.positions(text, doc)
     common = dict(text=text, entities=parts.names(text, doc), sentences=len(sentences),
-                  kind_scores=scores)
+                  kind_scores=scores, asks_itself=bool(segments) and parts.asks(segments[0]))
 
     if len(held) >= 2 and intent in (K.EVALUATIVE, K.COMPARISON):
         skip = {t.i for t in doc if t.dep_.startswith("nsubj")}

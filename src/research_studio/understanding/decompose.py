@@ -21,9 +21,13 @@ def _join(words: list[str]) -> str:
 
 
 def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
+    """An instruction to compare ("Compare X, Y and Z for …") gets each item's profile and
+    how they differ; a question that compares ("Which film is newer, X or Y?") is asked
+    itself, with what is known about each item beside it."""
     t = load_data("offline_plan")["comparison"]
     dims = _join(s.dimensions) if s.dimensions else ""
-    rows: list[PlanRow] = []
+    asking = s.asks_itself and not s.facets
+    rows: list[PlanRow] = [(s.text, 1.0, "the question itself, researched directly")] if asking else []
     for item in s.items:
         if s.facets and "{item}" in s.facets[0].text:  # "what is each one good for?"
             text = s.facets[0].text.format(item=item)
@@ -31,10 +35,12 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
             text = f"{s.facets[0].text.rstrip('?')} — for {item}?"
         elif dims:
             text = t["item_with_dimensions"].format(item=item, dimensions=dims, purpose=s.purpose)
+        elif asking:
+            text = t["item_of_question"].format(item=item)
         else:
             text = t["item"].format(item=item, purpose=s.purpose)
         rows.append((text, 0.9, f"compared item: {item}"))
-    if len(rows) < limit:
+    if len(rows) < limit and not asking:
         contrast = t["contrast_with_dimensions"] if dims else t["contrast"]
         rows.append((contrast.format(items=_join(s.items), dimensions=dims, purpose=s.purpose),
                      0.8, "how the compared items differ"))

@@ -55,6 +55,7 @@ class QuestionStructure:
     asked_kind: str | None = None
     entities: list[str] = field(default_factory=list)
     sentences: int = 1
+    asks_itself: bool = False  # a question ("Which is newer, X or Y?"), not an instruction
     kind_scores: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -63,7 +64,8 @@ class QuestionStructure:
         return self.kind == QuestionKind.SINGLE_FACT
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Plain JSON types only: the checkpointer stores the state as msgpack."""
+        return {**asdict(self), "kind": self.kind.value}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None, text: str = "") -> QuestionStructure:
