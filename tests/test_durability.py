@@ -70,7 +70,7 @@ def test_killed_run_resumes_with_nothing_lost(bridges_home, tmp_path):
     after = {f["finding_id"] for sq in result["sub_questions"] for f in sq["findings"]}
     assert before <= after, "findings gathered before the kill were lost"
     # the analysis ran once, before the kill; the resumed run did not repeat it
-    assert result["usage"]["by_node"]["analyze"]["llm_calls"] == 1
+    assert [t["node"] for t in result["node_timings"]].count("analyze") == 1
     listing = json.loads(cli("sessions", "list", "--json", home=bridges_home).stdout)
     assert listing[0]["id"] == session_id and listing[0]["status"] == "completed"
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 from langgraph.types import Send
 
-from research_studio.config import TEMPLATES, ModelSettings, ResearchConfig, WebSettings
+from research_studio.config import TEMPLATES, ModelSettings, ModelSpec, ResearchConfig, WebSettings
 from research_studio.graph.build import (
     build_graph,
     collect_node,
@@ -349,7 +349,8 @@ def test_graph_wiring():
 
 def test_instrumented_node_reports_timing_and_its_own_llm_calls():
     events = []
-    coordinator = ModelCoordinator(ModelSettings(),
+    # a model trusted to reason is asked to analyse (the embedded model's analysis is the parse)
+    coordinator = ModelCoordinator(ModelSettings(models={"embedded": ModelSpec(capability="strong")}),
                                    chat_models={"embedded": scripted("not json", "no json either")})
     deps = ResearchDeps(coordinator=coordinator, kb=None, web=WebSettings(provider="none"),
                         emit=lambda kind, data: events.append((kind, data)))

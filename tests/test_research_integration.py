@@ -90,9 +90,10 @@ def test_hierarchical_run(research_home):
     assert "Millau Viaduct" in titles
     # the second hop: the engineer's other bridge is reached through retrieved evidence
     assert {"Michel Virlogeux", "Normandy Bridge"} & titles, titles
-    # the embedded model analyses the question but is not asked to plan (plan.py)
-    assert result["usage"]["by_node"]["analyze"]["llm_calls"] == 1
+    # the embedded model is asked neither to analyse nor to plan: the parse does both
+    assert "analyze" not in result["usage"]["by_node"] and "analyze" in result["usage"]["node_s"]
     assert "plan" not in result["usage"]["by_node"] and "plan" in result["usage"]["node_s"]
+    assert result["query_analysis"]["method"] == "offline"
     # fact statements carry citations: every bullet under the sub-questions does
     findings_section = report.split("## Findings by sub-question")[1].split("\n## ")[0]
     bullets = [line for line in findings_section.splitlines() if line.startswith("- ")
