@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.research_corpus import QUESTION, write_research_corpus
+from tests.service_server import running_server, wait_for_status
 
 pytestmark = pytest.mark.slow
 CLI = Path(sys.executable).parent / "research-studio"
@@ -59,14 +60,17 @@ def test_killed_run_resumes_with_nothing_lost(bridges_home, tmp_path):
     assert process.poll() is None, "the run finished before it could be killed"
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
-    [(session_id, status)] = _db_rows(bridges_home, "SELECT id, status FROM research_sessions")
+    [(session_id, status, active_before)] = _db_rows(
+        bridges_home, "SELECT id, status, active_s FROM research_sessions")
     assert status == "running"  # killed: nobody marked it finished
+    assert active_before > 0  # the time spent so far is stored as the run goes
 
     out = tmp_path / "result.json"
     resumed = cli("resume", session_id, "--json", str(out), home=bridges_home)
     assert resumed.returncode == 0, resumed.stderr
     result = json.loads(out.read_text())
     assert result["status"] == "completed" and result["report_markdown"]
+    assert result["usage"]["wall_s"] > active_before  # the time before the kill counts
     after = {f["finding_id"] for sq in result["sub_questions"] for f in sq["findings"]}
     assert before <= after, "findings gathered before the kill were lost"
     # the analysis ran once, before the kill; the resumed run did not repeat it
@@ -96,3 +100,68 @@ def test_clarification_over_separate_processes(bridges_home, tmp_path):
     assert clarification["status"] in ("ended", "converged", "max_iterations")
     assert len(clarification["dedup_ratios"]) >= 1
     assert all(0.0 <= r <= 1.0 for r in clarification["dedup_ratios"])
+
+
+_CRASH_IN_PLAN = """
+import asyncio, os, signal, sys
+from research_studio.config import ResearchConfig, load_context
+from research_studio.graph.session import Hooks, Workspace, drive_session, prepare_session
+
+home, session_id, question = sys.argv[1:4]
+workspace = Workspace(load_context(home))
+if not workspace.store.exists(session_id):
+    config = ResearchConfig(kb="bridges", mode="hierarchical", clarify="never")
+    prepare_session(workspace, question, config, session_id=session_id)
+
+def crash(kind, data):  # dies in the middle of a step, as a segfault in native code does
+    if kind == "stage" and data.get("stage") == "plan":
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+asyncio.run(drive_session(workspace, session_id, Hooks(on_event=crash)))
+"""
+
+
+def test_a_session_that_keeps_killing_its_process_is_quarantined(bridges_home, tmp_path):
+    session_id = "crashing01"
+    for _ in range(3):  # the default max_unclean_exits
+        crashed = subprocess.run([sys.executable, "-c", _CRASH_IN_PLAN, str(bridges_home),
+                                  session_id, QUESTION], capture_output=True, text=True, timeout=600)
+        assert crashed.returncode == -signal.SIGSEGV, crashed.stderr[-2000:]
+    assert _db_rows(bridges_home, "SELECT status FROM research_sessions") == [("running",)]
+
+    # the server's start-up recovery fails it with the reason instead of crashing again
+    with running_server(bridges_home, max_sessions=1) as server, server.client() as client:
+        detail = wait_for_status(client, session_id, {"completed", "failed", "cancelled"})
+        assert detail["status"] == "failed" and "died 3 times" in detail["error"], detail
+        assert server.process.poll() is None and client.get("/healthz").json()["running"] == 0
+
+    refused = cli("resume", session_id, home=bridges_home)
+    assert refused.returncode == 2 and "--retry" in refused.stderr
+    assert "Traceback" not in refused.stderr
+
+    out = tmp_path / "result.json"  # a person may try again once the cause is fixed
+    retried = cli("resume", session_id, "--retry", "--json", str(out), home=bridges_home)
+    assert retried.returncode == 0, retried.stderr
+    result = json.loads(out.read_text())
+    assert result["status"] == "completed"
+    assert [t["node"] for t in result["node_timings"]].count("analyze") == 1  # from the checkpoint
+
+
+def test_ctrl_c_leaves_the_session_interrupted_and_names_it(bridges_home):
+    process = subprocess.Popen(
+        [str(CLI), "research", QUESTION, "--kb", "bridges", "--mode", "hierarchical",
+         "--clarify", "never", "--sequential", "--home", str(bridges_home)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={"PATH": "/usr/bin:/bin", "COLUMNS": "200"})
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and process.poll() is None:
+        if _db_rows(bridges_home, "SELECT finding_id FROM research_findings"):
+            break
+        time.sleep(0.05)
+    assert process.poll() is None, "the run finished before it could be interrupted"
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    [(session_id, status)] = _db_rows(bridges_home, "SELECT id, status FROM research_sessions")
+    assert status == "interrupted"  # not "cancelled": nobody asked to stop it for good
+    assert f"research-studio resume {session_id}" in stderr

@@ -19,6 +19,7 @@ from tests.service_server import (
 from tests.storage import database_url  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.slow
+TERMINAL = {"completed", "failed", "cancelled"}
 
 
 def test_killed_server_resumes_unfinished_sessions(tmp_path, database_url):  # noqa: F811
@@ -60,3 +61,38 @@ def test_killed_server_resumes_unfinished_sessions(tmp_path, database_url):  # n
         statuses = [e["data"]["status"] for e in resumed if e["kind"] == "status"]
         assert statuses[0] == "queued" and statuses[-1] == "completed"
         assert client.get(f"/api/research/sessions/{waiting}/results").json()["report_markdown"]
+
+
+def test_a_cancel_right_after_submission_sticks_across_a_restart(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    body = {"query": QUESTION, "config": {"kb": "bridges", "mode": "hierarchical",
+                                          "clarify": "never"}}
+    server = start_server(home, max_sessions=1)
+    try:
+        with server.client() as client:
+            upload_research_corpus(client)
+            cancelled = []
+            for _ in range(3):
+                session_id = client.post("/api/research/sessions", json=body).json()["session_id"]
+                assert client.post(f"/api/research/sessions/{session_id}/cancel").status_code == 202
+                cancelled.append(session_id)
+            for session_id in cancelled:
+                assert wait_for_status(client, session_id, TERMINAL, timeout=60)["status"] == "cancelled"
+            health = client.get("/healthz").json()
+            assert health["running"] == 0 and health["queued"] == 0, health
+            last = client.post("/api/research/sessions", json=body).json()["session_id"]
+            assert client.post(f"/api/research/sessions/{last}/cancel").status_code == 202
+            server.kill()  # before the run may have recorded its end
+    finally:
+        if server.process.poll() is None:
+            server.kill()
+
+    with running_server(home, max_sessions=1, log_name="server-restarted.log") as restarted, \
+            restarted.client() as client:
+        for session_id in [*cancelled, last]:
+            detail = wait_for_status(client, session_id, TERMINAL, timeout=60)
+            assert detail["status"] == "cancelled", (detail, restarted.log())
+            assert client.get(f"/api/research/sessions/{session_id}/results").status_code == 409
+        time.sleep(2)  # a resumed run would be under way by now
+        assert client.get("/healthz").json()["running"] == 0

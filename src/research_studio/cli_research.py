@@ -127,7 +127,7 @@ def register(app: typer.Typer) -> None:
         home: HomeOption = None,
     ) -> None:
         """Research a question: plan, research in parallel, verify, write a cited report."""
-        from research_studio.graph.session import Hooks, run_research
+        from research_studio.graph.session import Hooks, new_session_id, run_research
 
         ctx = load_context(home or state["home"])
         interactive = sys.stdin.isatty() and clarify != "never"
@@ -144,8 +144,9 @@ def register(app: typer.Typer) -> None:
         progress = Progress(enabled=err_console.is_terminal)
         hooks = Hooks(on_event=progress,
                       ask=ask_at_terminal if sys.stdin.isatty() and config.interactive else None)
-        result = _run(lambda: run_research(ctx, question, config, hooks), progress,
-                      "SESSION_ID (see `research-studio sessions list`)")
+        session_id = new_session_id()
+        result = _run(lambda: run_research(ctx, question, config, hooks, session_id), progress,
+                      session_id)
         render_result(result, json_out, out)
 
     @app.command()
@@ -156,6 +157,8 @@ def register(app: typer.Typer) -> None:
             "--answer", help="Reply to a pending clarification (or /end).")] = None,
         json_out: Annotated[Path | None, typer.Option("--json", help="Write the result JSON.")] = None,
         out: Annotated[Path | None, typer.Option("--out", help="Write the report (Markdown).")] = None,
+        retry: Annotated[bool, typer.Option(
+            "--retry", help="Run a session stopped because its process kept dying.")] = False,
         home: HomeOption = None,
     ) -> None:
         """Continue a session interrupted by a clarification, Ctrl-C or a crash."""
@@ -164,7 +167,8 @@ def register(app: typer.Typer) -> None:
         ctx = load_context(home or state["home"])
         progress = Progress(enabled=err_console.is_terminal)
         hooks = Hooks(on_event=progress, ask=ask_at_terminal if sys.stdin.isatty() else None)
-        result = _run(lambda: resume_research(ctx, session_id, hooks, answer), progress, session_id)
+        result = _run(lambda: resume_research(ctx, session_id, hooks, answer, retry),
+                      progress, session_id)
         render_result(result, json_out, out)
 
     sessions_app = typer.Typer(no_args_is_help=True, help="Past research sessions.")
@@ -214,7 +218,7 @@ def register(app: typer.Typer) -> None:
         home: HomeOption = None,
     ) -> None:
         """Build the python-docs knowledge base and research a multi-part question over it."""
-        from research_studio.graph.session import Hooks, run_research
+        from research_studio.graph.session import Hooks, new_session_id, run_research
         from research_studio.knowledge.base import KnowledgeBaseRegistry
         from research_studio.knowledge.demo import DEMO_KB, python_docs_documents
 
@@ -226,6 +230,7 @@ def register(app: typer.Typer) -> None:
                           f"documents added) — home {ctx.home}[/]")
         config = ResearchConfig(kb=DEMO_KB, mode="hierarchical", clarify="never")
         progress = Progress(enabled=err_console.is_terminal)
-        result = _run(lambda: run_research(ctx, question, config, Hooks(on_event=progress)),
-                      progress, "SESSION_ID")
+        session_id = new_session_id()
+        result = _run(lambda: run_research(ctx, question, config, Hooks(on_event=progress),
+                                           session_id), progress, session_id)
         render_result(result, json_out, out)

@@ -164,6 +164,11 @@ class Settings(BaseSettings):
     database_url: str = ""
     # When set, every API endpoint requires it (header X-API-Key or Authorization: Bearer).
     api_key: str | None = Field(default=None, repr=False)
+    # A session whose process died this many runs in a row (a crash in native code, an
+    # out-of-memory kill) is failed with the reason instead of resumed again: a resume
+    # replays the step that crashed, so a deterministic crash would repeat on every start.
+    # Three leaves room for a machine restart and an operator's kill -9 or two.
+    max_unclean_exits: int = Field(default=3, ge=1, le=100)
 
     @classmethod
     def settings_customise_sources(

@@ -33,3 +33,7 @@ class BudgetExhausted(ResearchStudioError):
 
 class WebUnavailable(ResearchStudioError):
     """Web search or fetch cannot be used (offline, provider failing, address refused)."""
+
+
+class SessionQuarantined(ResearchStudioError):
+    """A session whose process kept dying while running it; it is failed, not resumed."""

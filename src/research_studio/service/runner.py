@@ -18,6 +18,7 @@ from typing import Any
 
 from langchain_core.language_models.chat_models import BaseChatModel
 
+from research_studio.errors import ResearchStudioError
 from research_studio.graph.progress import apply_event, new_progress
 from research_studio.graph.session import Hooks, Workspace, drive_session
 from research_studio.store.sessions import TERMINAL
@@ -101,31 +102,42 @@ class SessionRunner:
             return
         self.store.update(session_id, status="queued")
         self.record(session_id, "status", {"status": "queued"})
-        self._tasks[session_id] = self._loop.create_task(self._run(session_id, answer),
-                                                         name=f"session-{session_id}")
+        task = self._loop.create_task(self._run(session_id, answer), name=f"session-{session_id}")
+        self._tasks[session_id] = task
+        # A task cancelled before its first step never runs its body (no except, no
+        # finally there): this callback settles it whatever happened.
+        task.add_done_callback(lambda done: self._settle(session_id, done))
 
     async def _run(self, session_id: str, answer: str | None) -> None:
-        started = False
-        try:
-            async with self._slots:
-                started = True
-                self._running += 1
-                try:
-                    await drive_session(self.workspace, session_id, self._hooks(session_id), answer)
-                finally:
-                    self._running -= 1
-        except asyncio.CancelledError:
+        async with self._slots:
+            if self.store.get(session_id).get("cancel_requested"):
+                return  # cancelled while it waited for a slot; _settle records it
+            self._running += 1
+            try:
+                await drive_session(self.workspace, session_id, self._hooks(session_id), answer)
+            finally:
+                self._running -= 1
+
+    def _settle(self, session_id: str, task: asyncio.Task) -> None:
+        """Record how a session's task ended, if the run itself could not."""
+        if self._tasks.get(session_id) is task:
+            self._tasks.pop(session_id)
+        self._progress.pop(session_id, None)
+        row = self.store.get(session_id)
+        error = None if task.cancelled() else task.exception()
+        if row.get("cancel_requested") and row["status"] not in TERMINAL:
+            self._finish(session_id, "cancelled")
+        elif task.cancelled() or isinstance(error, asyncio.CancelledError):
             if self.stopping:  # a server shutdown is not the person's cancel: resume later
                 self.store.update(session_id, status="queued")
-            elif not started:
-                self._finish(session_id, "cancelled")
-        except Exception as exc:  # recorded on the session; the server lives on
-            log.exception("session %s failed", session_id)
-            if self.store.get(session_id)["status"] not in TERMINAL:
-                self._finish(session_id, "failed", f"{type(exc).__name__}: {exc}")
-        finally:
-            self._tasks.pop(session_id, None)
-            self._progress.pop(session_id, None)
+        elif isinstance(error, ResearchStudioError):  # its message is for the person
+            log.warning("session %s failed: %s", session_id, error)
+            if row["status"] not in TERMINAL:
+                self._finish(session_id, "failed", str(error))
+        elif error is not None:  # recorded on the session; the server lives on
+            log.error("session %s failed", session_id, exc_info=error)
+            if row["status"] not in TERMINAL:
+                self._finish(session_id, "failed", f"{type(error).__name__}: {error}")
 
     def _finish(self, session_id: str, status: str, error: str | None = None) -> None:
         self.store.update(session_id, status=status, error=error)
@@ -134,22 +146,30 @@ class SessionRunner:
         self.record(session_id, "status", {"status": status})
 
     def cancel(self, session_id: str) -> bool:
-        """Stop a queued or running session; one waiting for an answer is closed."""
+        """Stop a queued, running or waiting session. The request is stored before it is
+        acted on, so it holds if this process dies before the run has stopped."""
+        row = self.store.get(session_id)
+        if row["status"] in TERMINAL:
+            return False
+        self.store.request_cancel(session_id)
         task = self._tasks.get(session_id)
         if task is not None:
             task.cancel()
-            return True
-        if self.store.get(session_id)["status"] == "awaiting_clarification":
+        else:  # waiting for an answer, or left by a process that is gone
             self._finish(session_id, "cancelled")
-            return True
-        return False
+        return True
 
     def recover(self) -> list[str]:
-        """Resume every session a previous server process left queued or running."""
-        resumed = self.store.unfinished()
-        for session_id in resumed:
+        """Resume every session a previous server process left queued or running; close
+        those a person had asked to cancel."""
+        resumed = []
+        for session_id in self.store.unfinished():
+            if self.store.get(session_id).get("cancel_requested"):
+                self._finish(session_id, "cancelled")
+                continue
             log.info("resuming session %s from its last checkpoint", session_id)
             self.submit(session_id)
+            resumed.append(session_id)
         return resumed
 
     async def shutdown(self) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     Float,
     ForeignKey,
     Integer,
@@ -51,6 +52,12 @@ class ResearchSession(Base):
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     active_s: Mapped[float] = mapped_column(Float, default=0.0)
     progress: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    # A person asked to stop it: kept apart from ``status`` so the request survives the
+    # run's own status writes and a restart of the process that was running it.
+    cancel_requested: Mapped[bool | None] = mapped_column(Boolean, nullable=True, default=False)
+    # Runs of this session in a row whose process ended without recording an end (a
+    # segfault, kill -9, the machine going down): the quarantine counts these.
+    unclean_exits: Mapped[int | None] = mapped_column(Integer, nullable=True, default=0)
 
 
 class ResearchFinding(Base):
@@ -100,9 +107,12 @@ class SessionStore:
     def _add_missing_columns(self) -> None:
         """Homes made by an older version lack newer nullable columns; add them."""
         present = {c["name"] for c in inspect(self.engine).get_columns("research_sessions")}
-        if "progress" not in present:
-            with self.engine.begin() as conn:
-                conn.execute(text("ALTER TABLE research_sessions ADD COLUMN progress JSON"))
+        for column in ResearchSession.__table__.columns:
+            if column.name not in present and column.nullable:
+                kind = column.type.compile(dialect=self.engine.dialect)
+                with self.engine.begin() as conn:
+                    conn.execute(text(f"ALTER TABLE research_sessions "
+                                      f"ADD COLUMN {column.name} {kind}"))
 
     def create(self, session_id: str, query: str, config: dict[str, Any],
                status: str = "running") -> None:
@@ -135,6 +145,25 @@ class SessionStore:
                               "location": source.get("location", ""),
                               "chunk_id": source.get("chunk_id", ""),
                               "sub_question_id": f["sub_question_id"]}]))
+
+    def begin_run(self, session_id: str) -> int:
+        """Count a run of the session as started; return how many runs before it ended
+        without recording an end (their process died: a crash, kill -9)."""
+        with Session(self.engine) as db, db.begin():
+            row = db.get(ResearchSession, session_id)
+            if row is None:
+                raise ResearchStudioError(f"unknown session {session_id!r}")
+            previous = int(row.unclean_exits or 0)
+            row.unclean_exits = previous + 1
+            return previous
+
+    def end_run(self, session_id: str) -> None:
+        """The process saw its run end (finished, failed, interrupted): not a crash."""
+        self.update(session_id, unclean_exits=0)
+
+    def request_cancel(self, session_id: str) -> None:
+        """Record a person's cancel durably, before anything acts on it."""
+        self.update(session_id, cancel_requested=True)
 
     def get(self, session_id: str) -> dict[str, Any]:
         with Session(self.engine) as db:
