@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 
+from tests.child_env import child_env
 from tests.servers import free_port
 
 CLI = Path(sys.executable).parent / "research-studio"
@@ -43,8 +44,7 @@ def start_server(home: Path, *, database_url: str = "", api_key: str | None = No
                  max_sessions: int = 2, port: int | None = None, host: str = "127.0.0.1",
                  log_name: str = "server.log", env_extra: dict[str, str] | None = None) -> Server:
     port = port or free_port()
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
-           "RESEARCH_STUDIO_DATABASE_URL": database_url}
+    env = child_env(HOME=str(home), RESEARCH_STUDIO_DATABASE_URL=database_url)
     if api_key:
         env["RESEARCH_STUDIO_API_KEY"] = api_key
     env.update(env_extra or {})

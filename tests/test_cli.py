@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.child_env import child_env
 from tests.fixtures import write_corpus
 
 CLI = Path(sys.executable).parent / "research-studio"
@@ -14,8 +15,7 @@ CLI = Path(sys.executable).parent / "research-studio"
 
 def run(*args: str, home: Path, check: bool = True) -> subprocess.CompletedProcess:
     result = subprocess.run([str(CLI), *args, "--home", str(home)], capture_output=True,
-                            text=True, timeout=600, env={"PATH": "/usr/bin:/bin",
-                                                          "COLUMNS": "200"})
+                            text=True, timeout=600, env=child_env())
     if check and result.returncode != 0:
         raise AssertionError(f"exit {result.returncode}\n{result.stdout}\n{result.stderr}")
     return result

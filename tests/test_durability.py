@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.child_env import child_env
 from tests.research_corpus import QUESTION, write_research_corpus
 from tests.service_server import running_server, wait_for_status
 
@@ -22,7 +23,7 @@ CLI = Path(sys.executable).parent / "research-studio"
 def cli(*args: str, home: Path, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run([str(CLI), *args, "--home", str(home)], capture_output=True, text=True,
                           timeout=600, stdin=subprocess.DEVNULL,
-                          env={"PATH": "/usr/bin:/bin", "COLUMNS": "200"}, **kwargs)
+                          env=child_env(), **kwargs)
 
 
 @pytest.fixture
@@ -48,7 +49,7 @@ def test_killed_run_resumes_with_nothing_lost(bridges_home, tmp_path):
         [str(CLI), "research", QUESTION, "--kb", "bridges", "--mode", "hierarchical",
          "--clarify", "never", "--sequential", "--home", str(bridges_home)],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env={"PATH": "/usr/bin:/bin"})
+        env=child_env())
     deadline = time.monotonic() + 300
     before: set[str] = set()
     while time.monotonic() < deadline and process.poll() is None:
@@ -152,7 +153,7 @@ def test_ctrl_c_leaves_the_session_interrupted_and_names_it(bridges_home):
         [str(CLI), "research", QUESTION, "--kb", "bridges", "--mode", "hierarchical",
          "--clarify", "never", "--sequential", "--home", str(bridges_home)],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={"PATH": "/usr/bin:/bin", "COLUMNS": "200"})
+        env=child_env())
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and process.poll() is None:
         if _db_rows(bridges_home, "SELECT finding_id FROM research_findings"):

@@ -18,6 +18,8 @@ from research_studio.eval.datasets import DatasetError, load_qa_dataset, load_ta
 from research_studio.eval.pipeline import EvalOptions, run_dataset_eval
 from research_studio.eval.runner import ResultsFile
 
+from tests.child_env import child_env
+
 FIXTURE = Path(__file__).parent / "eval_fixtures" / "tiny_multihop.jsonl"
 CLI = Path(sys.executable).parent / "research-studio"
 REQUIRED = ("n", "support_recall_retrieved", "support_recall_cited", "citation_precision",
@@ -225,7 +227,7 @@ def test_a_bad_line_is_reported_by_the_command(home, tmp_path):
 @pytest.mark.slow
 def test_eval_command_end_to_end(tmp_path):
     out, home = tmp_path / "out", tmp_path / "home"
-    env = {"PATH": "/usr/bin:/bin", "COLUMNS": "200", "MPLCONFIGDIR": str(tmp_path / "mpl"),
+    env = {**child_env(), "MPLCONFIGDIR": str(tmp_path / "mpl"),
            **({"OMP_NUM_THREADS": os.environ["OMP_NUM_THREADS"]}
               if "OMP_NUM_THREADS" in os.environ else {})}
     started = time.perf_counter()
