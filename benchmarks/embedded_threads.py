@@ -19,7 +19,6 @@ from langchain_core.messages import HumanMessage
 
 from research_studio.models.embedded import ChatEmbeddedLlama, default_threads
 
-
 PROMPT = ("Describe how a suspension bridge carries its load. " * 40).strip()
 
 

@@ -17,7 +17,6 @@ from research_studio.eval.corpus import kb_name_for, write_pooled_corpus
 from research_studio.eval.datasets import DatasetError, load_qa_dataset, load_tasks
 from research_studio.eval.pipeline import EvalOptions, run_dataset_eval
 from research_studio.eval.runner import ResultsFile
-
 from tests.child_env import child_env
 
 FIXTURE = Path(__file__).parent / "eval_fixtures" / "tiny_multihop.jsonl"
