@@ -11,6 +11,7 @@ before they can become findings, claims or the answer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
@@ -24,6 +25,10 @@ AIMED = "to_assistant"
 # A class's score is the mean cosine of its closest exemplars, so that one lucky exemplar
 # does not decide.
 NEAREST_EXEMPLARS = 2
+# Punctuation that separates a label or a table cell from the rest: language-neutral.
+_PART_BREAK = re.compile(r"[:;|]")
+# A part shorter than this (a number, "[1]", a stray word) carries no meaning to judge.
+MIN_PART_LETTERS = 8
 
 
 @lru_cache(maxsize=4)
@@ -60,11 +65,12 @@ def aimed_at_assistant(scores: dict[str, float], min_similarity: float, margin: 
 
 def gives_orders(sentence: str) -> bool:
     """Whether the sentence is worded as an order or addresses someone: an imperative main
-    verb (base form, no subject), a modal of obligation or permission, or a second-person
-    pronoun — from spaCy's tags and morphology. Statements of fact, the bulk of any
-    source, are none of these, so the encoder's judgement is only asked where it matters.
-    Text the English parser cannot read counts as an order: it is judged by the encoder
-    alone."""
+    verb (base form, no subject), a modal of obligation or permission, a second-person
+    pronoun, or a verbless label ahead of the text it introduces ("Note to the model: …") —
+    from spaCy's tags, morphology and parts of speech. Statements of fact, the bulk of any
+    source, are none of these, so the encoder's judgement is only acted on where it
+    matters. Text the English parser cannot read counts as an order: it is judged by the
+    encoder alone."""
     nlp = english()
     if nlp is None:
         return True
@@ -78,9 +84,37 @@ def gives_orders(sentence: str) -> bool:
     return False
 
 
+def _addresses(part: str, is_label: bool) -> bool:
+    """A label (a part followed by more text) with no verb names whom the text is for."""
+    nlp = english()
+    return is_label and nlp is not None and not any(
+        token.pos_ in ("VERB", "AUX") for token in nlp(part))
+
+
+def parts_of(sentence: str) -> list[tuple[str, bool]]:
+    """The sentence and, where it has them, its parts between colons, semicolons and table
+    bars, each with whether it is a label for what follows. An instruction often hides
+    behind a label or in one cell, and scored whole it is diluted by the rest."""
+    pieces = [p.strip() for p in _PART_BREAK.split(sentence)]
+    pieces = [p for p in pieces if sum(ch.isalpha() for ch in p) >= MIN_PART_LETTERS]
+    out = [(sentence, False)]
+    if len(pieces) > 1:
+        out += [(piece, i < len(pieces) - 1) for i, piece in enumerate(pieces)]
+    return out
+
+
 def directives_among(sentences: Sequence[str], embed: Embed, min_similarity: float,
                      margin: float) -> set[int]:
-    """Indices of the sentences that address the AI rather than a reader: worded as an
-    order and, by the encoder, aimed at a model or the research rather than a person."""
-    return {i for i, scores in enumerate(directive_scores(sentences, embed))
-            if aimed_at_assistant(scores, min_similarity, margin) and gives_orders(sentences[i])}
+    """Indices of the sentences that address the AI rather than a reader: some part of the
+    sentence is, by the encoder, aimed at a model or the research rather than a person,
+    and is worded as an order or as a label naming its addressee."""
+    parts = [(index, part, is_label) for index, sentence in enumerate(sentences)
+             for part, is_label in parts_of(sentence)]
+    scores = directive_scores([part for _, part, _ in parts], embed)
+    flagged: set[int] = set()
+    for (index, part, is_label), score in zip(parts, scores, strict=True):
+        if index in flagged or not aimed_at_assistant(score, min_similarity, margin):
+            continue
+        if gives_orders(part) or _addresses(part, is_label):
+            flagged.add(index)
+    return flagged

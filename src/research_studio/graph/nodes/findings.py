@@ -9,6 +9,7 @@ into a stored span, so nothing unsupported can enter the report.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Sequence
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
@@ -23,15 +24,9 @@ from research_studio.graph.text_analysis import (
 )
 from research_studio.state import Finding, SubQuestion
 
-# Sentences that address an AI rather than inform a reader are never evidence.
-_INJECTION_MARKERS = ("ignore previous instructions", "ignore all previous", "ignore the above",
-                      "disregard previous", "you are now", "system prompt", "as an ai",
-                      "new instructions:", "developer mode")
-
-
-def looks_like_injection(text: str) -> bool:
-    lowered = text.lower()
-    return any(marker in lowered for marker in _INJECTION_MARKERS)
+# Given candidate quotes, the indices of those addressed to the AI rather than a reader
+# (graph/directives.py): such sentences are never evidence.
+DirectiveScreen = Callable[[Sequence[str]], set[int]]
 
 
 def _finding_id(sq_id: str, source_id: str, start: int) -> str:
@@ -101,16 +96,17 @@ async def llm_findings(deps: ResearchDeps, sub_question: SubQuestion, retrieved:
 
 
 def validate_findings(candidates: list[Finding], known: list[Finding],
-                      texts: dict[str, str]) -> list[Finding]:
+                      texts: dict[str, str], directives: DirectiveScreen) -> list[Finding]:
     """Keep findings whose quote sits at its offsets in the stored span, that are not
     near-duplicates of known ones, and that are not instructions aimed at a model."""
     kept: list[Finding] = []
     seen_ids = {f["finding_id"] for f in known}
-    for finding in candidates:
+    aimed_at_model = directives([f["quote"] for f in candidates])
+    for index, finding in enumerate(candidates):
         text = texts.get(finding["source_id"], "")
         if text[finding["quote_start"]:finding["quote_end"]] != finding["quote"]:
             continue
-        if finding["finding_id"] in seen_ids or looks_like_injection(finding["quote"]):
+        if finding["finding_id"] in seen_ids or index in aimed_at_model:
             continue
         if any(similar_text(finding["quote"], other["quote"], 0.85) for other in [*known, *kept]):
             continue

@@ -7,9 +7,12 @@ sub-question id and returned to the graph, which keeps them per sub-question and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from langgraph.runtime import Runtime
 
 from research_studio.graph.deps import ResearchDeps
+from research_studio.graph.directives import directives_among
 from research_studio.graph.nodes.common import run_config
 from research_studio.graph.nodes.execute import execute_tasks
 from research_studio.graph.nodes.findings import (
@@ -57,6 +60,11 @@ async def research_sub_question_node(state: ResearchState, runtime: Runtime[Rese
     action, reasons = "continue", []
     specificity = deps.kb.specificity_scorer() if deps.kb is not None else None
     depth: list[str] | None = None  # follow-up queries from the evidence so far, once per iteration
+
+    def screen(quotes: Sequence[str]) -> set[int]:
+        return directives_among(quotes, deps.embeddings.embed_array,
+                                config.directive_min_similarity, config.directive_margin)
+
     while action == "continue":
         iteration = sub_question.get("iteration_count", 0)
         tasks = select_strategy(sub_question, iteration, findings, sources, config,
@@ -74,7 +82,7 @@ async def research_sub_question_node(state: ResearchState, runtime: Runtime[Rese
         if not candidates:  # no capable model, or its call failed or quoted nothing real
             candidates = extractive_findings(sub_question, retrieved, iteration, config)
         texts = {sid: s["text"] for sid, s in sources.items()}
-        kept = validate_findings(candidates, findings, texts)
+        kept = validate_findings(candidates, findings, texts, screen)
         findings += kept
         new_findings += kept
         sub_question = {**sub_question, "iteration_count": iteration + 1,

@@ -8,7 +8,7 @@ supporting finding ids are kept so the writer can cite them.
 from __future__ import annotations
 
 from research_studio.graph.deps import ResearchDeps
-from research_studio.graph.nodes.common import ask_structured
+from research_studio.graph.nodes.common import ask_structured, quote_untrusted
 from research_studio.graph.nodes.schemas import SubAnswerOutput
 from research_studio.graph.text_analysis import term_overlap
 from research_studio.state import Finding, SubQuestion, SubQuestionSynthesis
@@ -41,7 +41,7 @@ async def synthesize_sub_question(deps: ResearchDeps, sub_question: SubQuestion,
     if not findings or not deps.coordinator.is_strong("medium"):
         return base
     ranked = rank_findings(sub_question["question_text"], findings)[:8]
-    listing = "\n".join(f"[{i}] {f['text']}" for i, f in enumerate(ranked, start=1))
+    listing = "\n".join(quote_untrusted(f"[{i}]", f["text"], 600) for i, f in enumerate(ranked, start=1))
     result = await ask_structured(
         deps, SubAnswerOutput, prompt="synthesize_sub_question", tier="medium",
         node="synthesize_sub_question",

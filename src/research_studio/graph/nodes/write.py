@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
-from research_studio.graph.nodes.common import ask_structured, research_query, run_config
+from research_studio.graph.nodes.common import ask_structured, quote_untrusted, research_query, run_config
 from research_studio.graph.nodes.domain_synthesis import group_by_domain, source_reach
 from research_studio.graph.nodes.schemas import SummaryOutput
 from research_studio.graph.text_analysis import content_terms, sentences, similar_text, term_overlap
@@ -153,7 +153,8 @@ async def model_summary(deps: ResearchDeps, question: str, claims: list[Claim],
                         citations: Citations) -> str | None:
     """The model integrates numbered claims; sentences without a valid claim citation go."""
     numbered = claims[:20]
-    listing = "\n".join(f"[C{i}] {_clean(c['text'])}" for i, c in enumerate(numbered, start=1))
+    listing = "\n".join(quote_untrusted(f"[C{i}]", _clean(c["text"]), 600)
+                        for i, c in enumerate(numbered, start=1))
     result = await ask_structured(
         deps, SummaryOutput, prompt="write_summary", tier="high", node="write",
         user=f"Question: {question}\n\nClaims:\n{listing}",
