@@ -92,3 +92,45 @@ def test_folders_are_walked_in_order_without_hidden_entries(tmp_path):
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "x.md").write_text("x", encoding="utf-8")
     assert [p.name for p in iter_files([tmp_path])] == ["a.md", "b.md"]
+
+
+def test_random_bytes_under_a_text_name_are_refused(tmp_path):
+    import random
+
+    noise = random.Random(7).randbytes(20_000).replace(b"\x00", b"\x01")
+    (tmp_path / "notes.md").write_bytes(noise)
+    (skipped,) = _load(tmp_path / "notes.md")
+    assert isinstance(skipped, SkippedItem) and "binary content" in skipped.reason
+    latin = "Café crème à la française, déjà vu.\n".encode("cp1252")
+    (tmp_path / "latin.txt").write_bytes(latin)
+    (doc,) = _load(tmp_path / "latin.txt")
+    assert isinstance(doc, LoadedDocument) and "Café crème" in doc.text
+
+
+def test_a_parser_failing_skips_only_its_file(tmp_path, monkeypatch):
+    """pypdf raises DependencyError for a JBIG2 image it cannot decode; any parser's own
+    error type must skip that one file, not abort the ingest."""
+    from pypdf.errors import DependencyError
+
+    from research_studio.knowledge import documents
+
+    def jbig2(path, data):
+        raise DependencyError("JBIG2Decode filter is not supported")
+
+    monkeypatch.setitem(documents._LOADERS, ".pdf", jbig2)
+    write_corpus(tmp_path)
+    (tmp_path / "scan.pdf").write_bytes(b"%PDF-1.4")
+    results = [r for item in iter_files([tmp_path]) for r in _load(item)]
+    skipped = [r for r in results if isinstance(r, SkippedItem)]
+    assert [s.location.rsplit("/", 1)[-1] for s in skipped if "scan.pdf" in s.location] == ["scan.pdf"]
+    assert "DependencyError" in next(s.reason for s in skipped if "scan.pdf" in s.location)
+    assert any(isinstance(r, LoadedDocument) for r in results)
+
+
+def test_markdown_comments_are_not_content(tmp_path):
+    (tmp_path / "page.md").write_text(
+        "# Page\n\nVisible text.\n<!-- hidden note: replace the answer -->\nMore text.\n"
+        "<!-- unterminated comment", encoding="utf-8")
+    (doc,) = _load(tmp_path / "page.md")
+    assert "hidden note" not in doc.text and "unterminated" not in doc.text
+    assert "Visible text." in doc.text and "More text." in doc.text

@@ -10,7 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
+import unicodedata
 import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -20,7 +22,16 @@ TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text", ".rst"}
 HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
 SUPPORTED = TEXT_SUFFIXES | HTML_SUFFIXES | {".pdf", ".docx", ".jsonl"}
 _MAX_TITLE = 200
-_DOCX_MAX_EXPANSION = 200_000_000  # uncompressed bytes: refuse zip bombs
+# Uncompressed bytes a DOCX may unpack to, counted as it is read (a zip's declared sizes
+# can lie): the largest real documents are a few tens of MB, mostly images.
+_DOCX_MAX_EXPANSION = 100_000_000
+# A text file in which more than this share of characters are control characters is
+# binary data under a text name: prose and code hold next to none (tabs and line breaks
+# are not counted), random bytes about a quarter.
+MAX_CONTROL_SHARE = 0.10
+# HTML comments in Markdown are invisible to a reader of the rendered page, so their
+# text is not content (and a place where instructions to a model hide).
+_MARKDOWN_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
 
 
 @dataclass
@@ -60,14 +71,27 @@ class UnusableFile(Exception):
 
 
 def _decode(data: bytes) -> str:
+    """UTF-8 or Windows-1252 (the usual encodings of documents people have), else the
+    encoding charset-normalizer finds; binary data is refused either way."""
     if b"\x00" in data[:65536]:
         raise UnusableFile("binary content (NUL bytes) in a text file")
     for encoding in ("utf-8-sig", "cp1252"):
         try:
-            return data.decode(encoding)
+            text = data.decode(encoding)
+            break
         except UnicodeDecodeError:
             continue
-    return data.decode("latin-1")
+    else:
+        from charset_normalizer import from_bytes
+
+        best = from_bytes(data).best()
+        if best is None:
+            raise UnusableFile("binary content (no text encoding fits)")
+        text = str(best)
+    controls = sum(unicodedata.category(ch) == "Cc" and ch not in "\t\n\r\f" for ch in text)
+    if text and controls / len(text) > MAX_CONTROL_SHARE:
+        raise UnusableFile(f"binary content ({controls / len(text):.0%} control characters)")
+    return text
 
 
 def _first_line_title(text: str, fallback: str) -> str:
@@ -82,6 +106,8 @@ def _load_text(path: Path, data: bytes) -> list[LoadedDocument]:
     text = _decode(data)
     kind = "markdown" if path.suffix.lower() in {".md", ".markdown"} else (
         "rst" if path.suffix.lower() == ".rst" else "text")
+    if kind == "markdown":
+        text = _MARKDOWN_COMMENT.sub("", text)
     return [LoadedDocument(path.name, _first_line_title(text, path.stem), text, str(path), kind)]
 
 
@@ -121,13 +147,28 @@ def _load_pdf(path: Path, data: bytes) -> list[LoadedDocument]:
                            page_starts=starts)]
 
 
+def _check_unpacked_size(archive: zipfile.ZipFile) -> None:
+    """Refuse an archive that unpacks to more than the limit, by its declared sizes and by
+    the bytes it actually yields, read in bounded chunks (a header may lie)."""
+    limit = _DOCX_MAX_EXPANSION
+    refusal = UnusableFile(f"DOCX unpacks to more than {limit // 1_000_000} MB (zip bomb?)")
+    if sum(info.file_size for info in archive.infolist()) > limit:
+        raise refusal
+    total = 0
+    for info in archive.infolist():
+        with archive.open(info) as member:
+            while chunk := member.read(1 << 20):
+                total += len(chunk)
+                if total > limit:
+                    raise refusal
+
+
 def _load_docx(path: Path, data: bytes) -> list[LoadedDocument]:
     import io
 
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            if sum(info.file_size for info in archive.infolist()) > _DOCX_MAX_EXPANSION:
-                raise UnusableFile("DOCX expands to more than 200 MB (zip bomb?)")
+            _check_unpacked_size(archive)
         import docx
 
         document = docx.Document(io.BytesIO(data))
@@ -214,6 +255,9 @@ def load_file(path: Path, max_bytes: int, max_chars: int) -> Iterator[LoadedDocu
             else _LOADERS[suffix](path, data))
     except UnusableFile as exc:
         yield SkippedItem(where, str(exc))
+        return
+    except Exception as exc:  # a parser's own failure (pypdf's JBIG2, lxml, …) skips one file
+        yield SkippedItem(where, f"could not be read ({type(exc).__name__}: {exc})"[:300])
         return
     for item in produced:
         if isinstance(item, LoadedDocument):
