@@ -2,6 +2,7 @@
 model: auth, bad requests, uploads, the full flow with its event stream and reconnection,
 clarification, cancel and the queue."""
 
+import json
 import re
 import time
 
@@ -87,6 +88,31 @@ def test_bad_requests_get_clear_errors(client):
     assert client.get("/api/research/sessions/nope").status_code == 404
     assert client.post("/api/research/sessions/nope/cancel").status_code == 404
     assert client.get("/api/research/sessions?limit=0").status_code == 422
+
+
+def test_numbers_past_64_bits_and_unresearchable_questions_are_refused(client):
+    """Each of these once gave a 500, a broken stream, or a 202 for a session that could
+    only fail later."""
+    too_big = 2**63
+    assert client.get(f"/api/research/sessions?offset={too_big}").status_code == 422
+    session_id = start(client, clarify="never", mode="flat")
+    assert client.get(f"/api/research/sessions/{session_id}/events?after={too_big}").status_code == 422
+    assert client.get(f"/api/research/sessions/{session_id}/events",
+                      headers={"Last-Event-ID": str(too_big)}).status_code == 400
+    client.post(f"/api/research/sessions/{session_id}/cancel")
+    for bad in ({"max_iterations": too_big}, {"max_total_cost_usd": -1},
+                {"min_confidence": float("inf")}):
+        response = client.post("/api/research/sessions", content=json.dumps(
+            {"query": "q", "config": {"kb": "bridges", **bad}}).replace("Infinity", "1e999"),
+            headers={"content-type": "application/json"})
+        assert response.status_code == 422, (bad, response.text)
+    for query in ("🙂🙂", "\u200b\u200b", "what\u0000is"):
+        response = client.post("/api/research/sessions", json={"query": query, "config": {"kb": "bridges"}})
+        assert response.status_code == 422, (query, response.text)
+    nothing = client.post("/api/research/sessions", json={"query": "Who built it?", "config": {}})
+    assert nothing.status_code == 422 and "nothing to research" in nothing.json()["detail"]
+    newline_name = client.get("/api/knowledge-bases/bridges%0A/search", params={"q": "bridge"})
+    assert newline_name.status_code in (400, 404, 422), newline_name.text
 
 
 def test_uploads_cannot_escape_and_are_searchable(server, client):

@@ -13,10 +13,10 @@ import tomllib
 from dataclasses import dataclass
 from ipaddress import ip_address
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from research_studio.errors import ConfigError
@@ -235,10 +235,29 @@ def load_context(home: str | Path | None = None) -> AppContext:
 
 
 # ---- research configuration (seeds 001 section 3 and phase 9, 002, 003) -------------------
+# The largest number a research setting may hold: a signed 64-bit integer, what SQLite and
+# PostgreSQL store.
+MAX_CONFIG_NUMBER = 2**63 - 1
+
+
 class ResearchConfig(BaseModel):
     """Every threshold of the research graph, with the seeds' defaults."""
 
-    model_config = {"extra": "forbid"}
+    # NaN and infinities are refused: a budget of NaN compares false with every cost, and
+    # would undo the bounded-cost promise.
+    model_config = {"extra": "forbid", "allow_inf_nan": False}
+
+    @field_validator("*")
+    @classmethod
+    def _bounded_number(cls, value: Any) -> Any:
+        """Every count, limit, budget and threshold is non-negative and fits the 64-bit
+        integers that the session store keeps."""
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            if value < 0:
+                raise ValueError("must not be negative")
+            if value > MAX_CONFIG_NUMBER:
+                raise ValueError(f"must be at most {MAX_CONFIG_NUMBER}")
+        return value
 
     mode: Literal["auto", "flat", "hierarchical"] = "auto"
     template: str | None = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import unicodedata
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -60,9 +61,19 @@ class Workspace:
 
 
 def validate_query(query: str, config: ResearchConfig) -> str:
+    """The question, trimmed, or a one-line reason it cannot be researched: empty, too long,
+    holding control characters or undecodable bytes, or without a single letter in any
+    script (only emoji, digits, punctuation or invisible characters)."""
     query = (query or "").strip()
     if not query:
         raise InvalidQuery("the question is empty")
+    if any(unicodedata.category(ch) == "Cs" for ch in query):
+        raise InvalidQuery("the question holds bytes that are not valid text (check the terminal's "
+                           "encoding; UTF-8 is expected)")
+    if any(unicodedata.category(ch) == "Cc" and ch not in "\t\n\r" for ch in query):
+        raise InvalidQuery("the question holds control characters (such as NUL); remove them")
+    if not any(ch.isalpha() for ch in query):
+        raise InvalidQuery("the question has no words: write it in letters of any language")
     if len(query) > config.max_query_chars:
         raise InvalidQuery(
             f"the question is {len(query):,} characters; the limit is {config.max_query_chars:,}. "
@@ -202,6 +213,10 @@ def prepare_session(workspace: Workspace, query: str, config: ResearchConfig,
     query = validate_query(query, config)
     if config.kb:
         workspace.registry.open(config.kb)  # an unknown name raises, naming the existing ones
+    elif not config.use_web:  # refused now, not when the session first runs
+        names = ", ".join(workspace.registry.names()) or "none"
+        raise InvalidQuery(f"nothing to research: choose a knowledge base (existing: {names}) "
+                           "or enable the web")
     session_id = session_id or new_session_id()
     workspace.store.create(session_id, query, config.model_dump(), status=status)
     return session_id

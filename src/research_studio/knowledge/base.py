@@ -94,7 +94,7 @@ class IngestSummary:
 
 
 def validate_kb_name(name: str) -> str:
-    if not _NAME.match(name or ""):
+    if not _NAME.fullmatch(name or ""):
         raise ResearchStudioError(
             f"invalid knowledge base name {name!r}: use 1-63 letters, digits, '.', '_' or '-', "
             "starting and ending with a letter or digit")

@@ -23,6 +23,10 @@ from research_studio.service.schemas import (
 )
 from research_studio.store.sessions import TERMINAL
 
+# SQLite and PostgreSQL integers are signed 64-bit: a larger cursor or offset cannot even be
+# bound as a parameter, so it is refused as bad input rather than failing in the driver.
+MAX_SQL_INTEGER = 2**63 - 1
+
 router = APIRouter(prefix="/api/research/sessions", tags=["research"])
 
 
@@ -62,7 +66,7 @@ async def create_session(body: SessionCreate, runner: Runner) -> SessionCreated:
 
 @router.get("", response_model=SessionPage)
 async def list_sessions(runner: Runner, limit: Annotated[int, Query(ge=1, le=200)] = 20,
-                        offset: Annotated[int, Query(ge=0)] = 0) -> dict[str, Any]:
+                        offset: Annotated[int, Query(ge=0, le=MAX_SQL_INTEGER)] = 0) -> dict[str, Any]:
     """Sessions, newest first."""
     return {"items": runner.store.list(limit=limit, offset=offset), "total": runner.store.count(),
             "limit": limit, "offset": offset}
@@ -89,12 +93,15 @@ async def get_results(row: SessionRow) -> Any:
 
 
 def event_cursor(last_event_id: Annotated[str | None, Header()] = None,
-                 after: Annotated[int | None, Query(ge=0)] = None) -> int:
+                 after: Annotated[int | None, Query(ge=0, le=MAX_SQL_INTEGER)] = None) -> int:
     """Where a stream starts: after ``?after=`` or the ``Last-Event-ID`` a client resends."""
     if after is not None:
         return after
     try:
-        return max(0, int(last_event_id)) if last_event_id else 0
+        cursor = max(0, int(last_event_id)) if last_event_id else 0
+        if cursor > MAX_SQL_INTEGER:
+            raise ValueError(last_event_id)
+        return cursor
     except ValueError:
         raise HTTPException(400, "Last-Event-ID must be an event id from this stream") from None
 
