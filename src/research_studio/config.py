@@ -309,13 +309,13 @@ class ResearchConfig(BaseModel):
     fuzzy_match_threshold: float = 0.85
     cross_validation_similarity: float = 0.8  # paraphrases score ~0.97, related facts ~0.65
     verified_confidence: float = 0.6
-    # prompt injection (graph/directives.py): a sentence worded as an order is dropped as
-    # addressed to the AI when its likeness to the injected-instruction exemplars reaches
-    # min_similarity and beats the reader-instruction and statement classes by margin.
-    # Over ~63,000 ordinary sentences (Python docs, MuSiQue and HotpotQA passages, the
-    # PostgreSQL manual) 0.30/0.05 drops at most about 1 in 100 documentation sentences
-    # and 1 in 8,000 encyclopaedic ones, while raising either value loses injections
-    # (benchmarks/injection_suite.py detector prints the whole grid).
+    # prompt injection (graph/directives.py): a sentence (or a part of it behind a label or
+    # in a table cell) worded as an order is dropped as addressed to the AI when its likeness
+    # to the injected-instruction exemplars reaches min_similarity and beats the
+    # reader-instruction and statement classes by margin. At 0.30/0.05 (measured with
+    # benchmarks/injection_suite.py): 7 of 14 held-out English and non-English injections
+    # caught, 2.2% of Python-documentation sentences and 0.013% of encyclopaedic ones
+    # dropped; 0.25 drops 4% of documentation for one more injection.
     directive_min_similarity: float = 0.30
     directive_margin: float = 0.05
 
