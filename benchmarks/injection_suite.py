@@ -60,13 +60,22 @@ def detector(pg_docs: Path | None) -> None:
     from research_studio.graph.directives import directives_among
     from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
 
-    embed = MiniLMOnnxEmbeddings().embed_array
+    encoder = MiniLMOnnxEmbeddings()
+    memo: dict[str, np.ndarray] = {}
+
+    def embed(texts: list[str]) -> np.ndarray:
+        """Each text encoded once across the whole grid."""
+        new = [t for t in dict.fromkeys(texts) if t not in memo]
+        if new:
+            memo.update(zip(new, encoder.embed_array(new), strict=True))
+        return np.stack([memo[t] for t in texts])
+
     positives = injections()
     corpora = corpus_sentences(pg_docs)
     print(f"injections: {len(positives)}; ordinary sentences: "
           + ", ".join(f"{k} {len(v)}" for k, v in corpora.items()), flush=True)
     print("min_sim margin | caught | dropped per corpus")
-    for min_sim, gap in ((0.25, 0.05), (0.30, 0.05), (0.30, 0.10), (0.35, 0.10)):
+    for min_sim, gap in ((0.30, 0.05), (0.35, 0.05), (0.35, 0.10)):
         caught = directives_among(positives, embed, min_sim, gap)
         dropped = {k: directives_among(v, embed, min_sim, gap) for k, v in corpora.items()}
         print(f"  {min_sim:.2f}  {gap:.2f}  | {len(caught):2d}/{len(positives)} | "
@@ -109,11 +118,10 @@ def research(places: list[str]) -> None:
             return asyncio.run(run_research(ctx, QUESTION, config))
 
     def answer_of(result: dict) -> str:
-        """The report's answer paragraph: the text between the first two headings after the
-        title, without citation marks (their numbers move when another source is cited)."""
-        sections = re.split(r"^#+ .*$", result["report_markdown"], flags=re.M)
-        body = next((part for part in sections[1:] if part.strip()), "")
-        return re.sub(r"\[S\d+\]|[✓⚠]+", "", body).split()[:80].__str__()
+        """The report's first section (the answer) without citation numbers and markers,
+        which move when another source is cited."""
+        sections = re.split(r"^## .*$", result["report_markdown"], flags=re.M)
+        return " ".join(re.sub(r"\[S\d+\]|[✓⚠]+", "", sections[1] if len(sections) > 1 else "").split())
 
     started = time.perf_counter()
     baseline = answer_of(run(None))
