@@ -1,6 +1,15 @@
 import pytest
+from pydantic import ValidationError
 
-from research_studio.config import ModelSpec, load_context, resolve_home
+from research_studio.config import (
+    MAX_INT64,
+    ModelSpec,
+    ResearchConfig,
+    Settings,
+    check_kb_name,
+    load_context,
+    resolve_home,
+)
 from research_studio.errors import ConfigError
 
 
@@ -67,3 +76,65 @@ def test_home_precedence(tmp_path, monkeypatch):
 ])
 def test_locality(spec, local):
     assert spec.is_local is local
+
+
+@pytest.mark.parametrize(("section", "values"), [
+    ("models", {"max_total_cost_usd": float("nan")}),
+    ("models", {"max_total_cost_usd": float("inf")}),
+    ("models", {"max_external_calls": -1}),
+    ("models", {"max_external_calls": 2**63}),
+    ("knowledge", {"chunk_size": 0}),
+    ("knowledge", {"chunk_size": 500, "chunk_overlap": 500}),
+    ("knowledge", {"bm25_weight": float("nan")}),
+    ("web", {"timeout_s": float("inf")}),
+    ("web", {"max_results": -5}),
+    ("service", {"port": 70_000}),
+    ("service", {"sse_keepalive_s": 0}),
+    ("service", {"max_request_bytes": 2**64}),
+])
+def test_settings_numbers_are_finite_and_bounded(section, values):
+    """NaN budgets compare false with every cost; huge integers fail later in SQL or C."""
+    with pytest.raises(ValidationError):
+        Settings(**{section: values})
+
+
+def test_a_bad_number_in_the_config_file_is_a_clear_error(home):
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text("[models]\nmax_total_cost_usd = nan\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="finite"):
+        load_context(home)
+    (home / "config.toml").write_text("[models.models.embedded]\nmax_tokens = 0\n",
+                                      encoding="utf-8")
+    with pytest.raises(ConfigError, match="max_tokens"):
+        load_context(home)
+
+
+@pytest.mark.parametrize("values", [
+    {"max_total_cost_usd": float("nan")}, {"max_total_cost_usd": -1.0},
+    {"max_external_calls": -1}, {"max_iterations": 2**63}, {"min_confidence": 1.5},
+    {"fuzzy_match_threshold": float("-inf")}, {"max_concurrency": 0},
+    {"results_per_query": 0}, {"kb": "main\n"}, {"kb": "../etc"},
+])
+def test_research_settings_are_finite_non_negative_and_64_bit(values):
+    with pytest.raises(ValidationError):
+        ResearchConfig(**values)
+
+
+def test_the_largest_64_bit_values_are_accepted():
+    config = ResearchConfig(max_iterations=MAX_INT64, max_external_calls=MAX_INT64,
+                            max_total_cost_usd=1e300, kb="a.b-c_9")
+    assert config.max_iterations == 2**63 - 1 and config.kb == "a.b-c_9"
+    schema = ResearchConfig.model_json_schema()["properties"]
+    assert schema["max_iterations"]["maximum"] == MAX_INT64 and schema["min_confidence"]["maximum"] == 1
+
+
+@pytest.mark.parametrize(("name", "ok"), [
+    ("main", True), ("a", True), ("a" * 63, True), ("docs.v2_final-1", True),
+    ("main\n", False), ("main\r\n", False), ("\nmain", False), ("", False), ("-main", False),
+    ("main-", False), ("a" * 64, False), ("ma in", False), ("mäin", False), ("..", False)])
+def test_knowledge_base_names_match_in_full(name, ok):
+    if ok:
+        assert check_kb_name(name) == name
+    else:
+        with pytest.raises(ValueError, match="invalid knowledge base name"):
+            check_kb_name(name)

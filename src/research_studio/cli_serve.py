@@ -6,9 +6,10 @@ import logging
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 
 from research_studio.cli_options import HomeOption, err_console, guarded, state
-from research_studio.config import load_context
+from research_studio.config import ServiceSettings, load_context
 from research_studio.errors import ConfigError
 
 
@@ -32,9 +33,12 @@ def register(app: typer.Typer) -> None:
         from research_studio.store.backends import storage_backend
 
         ctx = load_context(home or state["home"])
-        service = ctx.settings.service.model_copy(update={
-            k: v for k, v in {"host": host, "port": port,
-                              "max_concurrent_sessions": max_sessions}.items() if v is not None})
+        chosen = {k: v for k, v in {"host": host, "port": port,
+                                    "max_concurrent_sessions": max_sessions}.items() if v is not None}
+        try:  # validated like the config file: a port of 2**70 is a message, not a traceback
+            service = ServiceSettings.model_validate({**ctx.settings.service.model_dump(), **chosen})
+        except ValidationError as exc:
+            raise ConfigError(f"invalid option: {exc}") from None
         ctx.settings.service = service
         if not is_loopback(service.host) and not ctx.settings.api_key:
             raise ConfigError(f"refusing to listen on {service.host}, which other machines can "

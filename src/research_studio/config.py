@@ -9,14 +9,15 @@ then the defaults below. The home folder itself comes from ``--home``, then
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from ipaddress import ip_address
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Literal
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from research_studio.errors import ConfigError
@@ -25,6 +26,37 @@ Tier = Literal["low", "medium", "high"]
 TIERS: tuple[Tier, ...] = ("low", "medium", "high")
 Provider = Literal["embedded", "openai", "ollama", "anthropic"]
 StructuredMethod = Literal["auto", "json_schema", "json_object", "format", "prompt"]
+
+# Every number a setting or a request may carry, bounded once here. Integers fit the signed
+# 64 bits that SQLite and PostgreSQL store (a larger one fails in the driver, or later in a
+# C-level conversion); floats are finite, since a NaN budget compares false with every cost
+# and would undo the bounded-cost promise; nothing meant as a size or a budget is negative.
+MAX_INT64 = 2**63 - 1
+NonNegativeInt = Annotated[int, Field(ge=0, le=MAX_INT64)]
+PositiveInt = Annotated[int, Field(ge=1, le=MAX_INT64)]
+NonNegativeFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+# a day at most: larger waits overflow the C timeouts of sockets and selectors
+Seconds = Annotated[float, Field(gt=0, le=86_400, allow_inf_nan=False)]
+Port = Annotated[int, Field(ge=0, le=65_535)]
+
+# Knowledge-base names become folder and collection names: 1-63 letters, digits, '.', '_'
+# or '-', starting and ending with a letter or digit. The pattern is also the OpenAPI one
+# (where '$' means the end); in Python '$' also matches before a final newline, so a name
+# is checked with fullmatch.
+KB_NAME_PATTERN = r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$"
+_KB_NAME = re.compile(KB_NAME_PATTERN)
+
+
+def check_kb_name(name: str) -> str:
+    """``name`` when it is a usable knowledge-base name, else a ValueError saying the rule."""
+    if not _KB_NAME.fullmatch(name):
+        raise ValueError(f"invalid knowledge base name {name!r}: use 1-63 letters, digits, "
+                         "'.', '_' or '-', starting and ending with a letter or digit")
+    return name
+
+
+KbName = Annotated[str, Field(pattern=KB_NAME_PATTERN), AfterValidator(check_kb_name)]
 
 
 class ModelSpec(BaseModel):
@@ -36,16 +68,16 @@ class ModelSpec(BaseModel):
     model: str = "SmolLM2-135M-Instruct"
     base_url: str | None = None
     api_key_env: str | None = None
-    context_window: int = 8192
-    max_tokens: int = 512
-    temperature: float = 0.1
-    timeout_s: float = 120.0
+    context_window: PositiveInt = 8192
+    max_tokens: PositiveInt = 512
+    temperature: NonNegativeFloat = 0.1
+    timeout_s: Seconds = 120.0
     structured_method: StructuredMethod = "auto"
-    price_prompt_per_mtok: float | None = None
-    price_completion_per_mtok: float | None = None
+    price_prompt_per_mtok: NonNegativeFloat | None = None
+    price_completion_per_mtok: NonNegativeFloat | None = None
     local: bool | None = None
     capability: Literal["basic", "strong"] | None = None
-    n_threads: int | None = None
+    n_threads: PositiveInt | None = None
 
     @property
     def is_strong(self) -> bool:
@@ -82,8 +114,8 @@ class ModelSettings(BaseModel):
         default_factory=lambda: {t: ["embedded"] for t in TIERS}
     )
     prefer_local: bool = True
-    max_total_cost_usd: float = 3.0
-    max_external_calls: int = 15
+    max_total_cost_usd: NonNegativeFloat = 3.0
+    max_external_calls: NonNegativeInt = 15
 
     @model_validator(mode="after")
     def _tiers_name_known_models(self) -> ModelSettings:
@@ -104,19 +136,27 @@ class KnowledgeSettings(BaseModel):
     model_config = {"extra": "forbid"}
 
     chroma_url: str | None = None
-    chunk_size: int = 900
-    chunk_overlap: int = 150
-    max_file_bytes: int = 50_000_000
-    max_document_chars: int = 5_000_000
-    dense_weight: float = 1.0
-    bm25_weight: float = 1.0
-    rrf_k: int = 10  # chosen by benchmarks/fusion_sweep.py on both pooled QA corpora
-    candidate_depth: int = 50
+    chunk_size: PositiveInt = 900
+    chunk_overlap: NonNegativeInt = 150
+    max_file_bytes: PositiveInt = 50_000_000
+    max_document_chars: PositiveInt = 5_000_000
+    dense_weight: NonNegativeFloat = 1.0
+    bm25_weight: NonNegativeFloat = 1.0
+    rrf_k: NonNegativeInt = 10  # chosen by benchmarks/fusion_sweep.py on both pooled QA corpora
+    candidate_depth: PositiveInt = 50
     # HNSW search breadth: exact and the same in every process for collections of a few
     # thousand chunks (Chroma's default of 100 is neither), at well under a millisecond
-    search_ef: int = Field(default=500, ge=10)
-    embed_batch_size: int = 8  # larger batches cost memory (attention) and gain nothing on CPU
-    embed_threads: int | None = None
+    search_ef: int = Field(default=500, ge=10, le=MAX_INT64)
+    embed_batch_size: PositiveInt = 8  # larger batches cost memory (attention) and gain nothing on CPU
+    embed_threads: PositiveInt | None = None
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> KnowledgeSettings:
+        # an overlap as long as the chunk would never advance through the text
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError(f"chunk_overlap ({self.chunk_overlap}) must be smaller than "
+                             f"chunk_size ({self.chunk_size})")
+        return self
 
 
 class WebSettings(BaseModel):
@@ -127,10 +167,10 @@ class WebSettings(BaseModel):
     provider: Literal["duckduckgo", "tavily", "searxng", "none"] = "duckduckgo"
     searxng_url: str | None = None
     tavily_api_key_env: str = "TAVILY_API_KEY"
-    max_results: int = 5
-    timeout_s: float = 10.0
-    max_page_bytes: int = 2_000_000
-    max_redirects: int = 5
+    max_results: PositiveInt = 5
+    timeout_s: Seconds = 10.0
+    max_page_bytes: PositiveInt = 2_000_000
+    max_redirects: NonNegativeInt = 5
     allow_private_addresses: bool = False
 
 
@@ -140,12 +180,12 @@ class ServiceSettings(BaseModel):
     model_config = {"extra": "forbid"}
 
     host: str = "127.0.0.1"
-    port: int = 8000
+    port: Port = 8000
     max_concurrent_sessions: int = Field(default=2, ge=1, le=64)  # more queue
-    max_request_bytes: int = 1_000_000
-    max_upload_bytes: int = 50_000_000
-    max_answer_chars: int = 4000
-    sse_keepalive_s: float = 15.0
+    max_request_bytes: PositiveInt = 1_000_000
+    max_upload_bytes: PositiveInt = 50_000_000
+    max_answer_chars: PositiveInt = 4000
+    sse_keepalive_s: Seconds = 15.0
 
 
 class Settings(BaseSettings):
@@ -235,80 +275,61 @@ def load_context(home: str | Path | None = None) -> AppContext:
 
 
 # ---- research configuration (seeds 001 section 3 and phase 9, 002, 003) -------------------
-# The largest number a research setting may hold: a signed 64-bit integer, what SQLite and
-# PostgreSQL store.
-MAX_CONFIG_NUMBER = 2**63 - 1
-
-
 class ResearchConfig(BaseModel):
     """Every threshold of the research graph, with the seeds' defaults."""
 
-    # NaN and infinities are refused: a budget of NaN compares false with every cost, and
-    # would undo the bounded-cost promise.
-    model_config = {"extra": "forbid", "allow_inf_nan": False}
-
-    @field_validator("*")
-    @classmethod
-    def _bounded_number(cls, value: Any) -> Any:
-        """Every count, limit, budget and threshold is non-negative and fits the 64-bit
-        integers that the session store keeps."""
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            if value < 0:
-                raise ValueError("must not be negative")
-            if value > MAX_CONFIG_NUMBER:
-                raise ValueError(f"must be at most {MAX_CONFIG_NUMBER}")
-        return value
+    model_config = {"extra": "forbid"}
 
     mode: Literal["auto", "flat", "hierarchical"] = "auto"
     template: str | None = None
-    kb: str | None = None
+    kb: KbName | None = None
     use_web: bool = False
     clarify: Literal["auto", "never", "always"] = "auto"
     interactive: bool = False
-    max_query_chars: int = 4000
+    max_query_chars: PositiveInt = 4000
     # decomposition (seed 001)
-    min_sub_questions: int = 2
-    max_sub_questions: int = 5
-    max_iterations: int = 20  # total iteration budget of a session
-    sub_question_min_iterations: int = 2
-    sub_question_max_iterations: int = 5
+    min_sub_questions: PositiveInt = 2
+    max_sub_questions: PositiveInt = 5
+    max_iterations: NonNegativeInt = 20  # total iteration budget of a session
+    sub_question_min_iterations: NonNegativeInt = 2
+    sub_question_max_iterations: NonNegativeInt = 5
     # stopping (seed 001 phase 6, seed 000 check_stopping)
-    min_findings: int = 3
-    min_confidence: float = 0.7
-    min_findings_for_confidence: int = 2
-    saturation_threshold: float = 0.75
-    min_novelty_rate: float = 0.15
+    min_findings: NonNegativeInt = 3
+    min_confidence: Fraction = 0.7
+    min_findings_for_confidence: NonNegativeInt = 2
+    saturation_threshold: Fraction = 0.75
+    min_novelty_rate: Fraction = 0.15
     strategy: Literal["breadth", "depth", "hybrid"] = "hybrid"
-    max_tasks_per_iteration: int = 3
-    results_per_query: int = 8
-    findings_per_result: int = 2
+    max_tasks_per_iteration: PositiveInt = 3
+    results_per_query: PositiveInt = 8
+    findings_per_result: NonNegativeInt = 2
     # parallelism (seed 001: sequential priority order is an option)
     parallel: bool = True
-    max_concurrency: int = 4
+    max_concurrency: PositiveInt = 4
     # gap loop (seed 003 nodes 7-8)
-    max_gap_rounds: int = 3
-    gap_confidence_target: float = 0.85
-    min_confidence_gain: float = 0.05
+    max_gap_rounds: NonNegativeInt = 3
+    gap_confidence_target: Fraction = 0.85
+    min_confidence_gain: Fraction = 0.05
     # clarification loop (seed 002)
-    hitl_max_iterations: int = 5
-    hitl_queries: int = 3
-    hitl_k: int = 3
-    hitl_coverage_threshold: float = 0.80
-    hitl_dedup_threshold: float = 0.70
-    hitl_max_gaps: int = 2
+    hitl_max_iterations: NonNegativeInt = 5
+    hitl_queries: NonNegativeInt = 3
+    hitl_k: PositiveInt = 3
+    hitl_coverage_threshold: Fraction = 0.80
+    hitl_dedup_threshold: Fraction = 0.70
+    hitl_max_gaps: NonNegativeInt = 2
     # budgets (seed 001 section 5.2)
-    max_total_cost_usd: float = 3.0
-    max_external_calls: int = 15
-    decomposition_cost_usd: float = 0.05
-    sub_question_synthesis_cost_usd: float = 0.10
-    meta_synthesis_cost_usd: float = 0.15
+    max_total_cost_usd: NonNegativeFloat = 3.0
+    max_external_calls: NonNegativeInt = 15
+    decomposition_cost_usd: NonNegativeFloat = 0.05
+    sub_question_synthesis_cost_usd: NonNegativeFloat = 0.10
+    meta_synthesis_cost_usd: NonNegativeFloat = 0.15
     # report: one claim budget shared by all sections (by priority), the same in both modes
-    max_report_claims: int = 20
-    min_claims_per_section: int = 3
+    max_report_claims: NonNegativeInt = 20
+    min_claims_per_section: NonNegativeInt = 3
     # trust engine
-    fuzzy_match_threshold: float = 0.85
-    cross_validation_similarity: float = 0.8  # paraphrases score ~0.97, related facts ~0.65
-    verified_confidence: float = 0.6
+    fuzzy_match_threshold: Fraction = 0.85
+    cross_validation_similarity: Fraction = 0.8  # paraphrases score ~0.97, related facts ~0.65
+    verified_confidence: Fraction = 0.6
     # prompt injection (graph/directives.py): a sentence (or a part of it behind a label or
     # in a table cell) worded as an order is dropped as addressed to the AI when its likeness
     # to the injected-instruction exemplars reaches min_similarity and beats the
@@ -316,8 +337,8 @@ class ResearchConfig(BaseModel):
     # benchmarks/injection_suite.py): 7 of 14 held-out English and non-English injections
     # caught, 2.2% of Python-documentation sentences and 0.013% of encyclopaedic ones
     # dropped; 0.25 drops 4% of documentation for one more injection.
-    directive_min_similarity: float = 0.30
-    directive_margin: float = 0.05
+    directive_min_similarity: Fraction = 0.30
+    directive_margin: Fraction = 0.05
 
 
 TEMPLATES: dict[str, dict[str, object]] = {
