@@ -17,6 +17,9 @@ from research_studio.config import ModelSettings, ModelSpec, ResearchConfig, loa
 from research_studio.errors import InvalidQuery
 from research_studio.graph.session import Hooks, run_research
 from research_studio.knowledge.base import KnowledgeBaseRegistry
+from research_studio.store.backends import storage_backend
+from research_studio.store.sessions import SessionStore
+from tests.child_env import child_env
 from tests.research_corpus import QUESTION, write_research_corpus
 
 CLI = Path(sys.executable).parent / "research-studio"
@@ -33,6 +36,42 @@ def test_empty_and_huge_questions_are_refused_clearly(tmp_path):
         assert "Traceback" not in result.stderr
     with pytest.raises(InvalidQuery):
         asyncio.run(run_research(load_context(tmp_path), "", ResearchConfig(kb="any")))
+
+
+@pytest.mark.parametrize(("question", "message"), [
+    (b"caf\xe9 bridges?", "not valid text"),  # Latin-1 bytes in a UTF-8 terminal
+    ("\U0001f642\U0001f642".encode(), "no words"),  # emoji only
+    ("\u200b\u200b\u200b".encode(), "no words"),  # zero-width spaces only
+    (b"what\x07is it", "control characters"),
+])
+def test_unusable_questions_are_one_line_errors_at_the_cli(tmp_path, question, message):
+    """These once ended in a UnicodeEncodeError traceback from SQLite, or ran a session
+    that could find nothing."""
+    result = subprocess.run([str(CLI).encode(), b"research", question, b"--kb", b"any",
+                             b"--home", str(tmp_path).encode()], capture_output=True,
+                            timeout=120, stdin=subprocess.DEVNULL, env=child_env())
+    stderr = result.stderr.decode("utf-8", "replace")
+    assert result.returncode == 2 and message in " ".join(stderr.split()), stderr
+    assert "Traceback" not in stderr and "Error:" not in stderr
+
+
+def test_a_session_with_nothing_to_research_is_refused_before_it_is_recorded(tmp_path):
+    ctx = load_context(tmp_path)
+    with pytest.raises(InvalidQuery, match="nothing to research") as refused:
+        asyncio.run(run_research(ctx, "Who designed the Millau Viaduct?", ResearchConfig()))
+    assert refused.value.field == "config"
+    for question in ("what\x00is", "\U0001f642", "\u200b", "caf\udce9 bridges?"):
+        with pytest.raises(InvalidQuery):
+            asyncio.run(run_research(ctx, question, ResearchConfig(use_web=True)))
+    assert SessionStore(storage_backend(ctx).sessions_url).count() == 0
+
+
+def test_serve_options_are_validated_like_the_config(tmp_path):
+    result = subprocess.run([str(CLI), "serve", "--port", str(2**70), "--home", str(tmp_path)],
+                            capture_output=True, text=True, timeout=120,
+                            stdin=subprocess.DEVNULL, env=child_env())
+    assert result.returncode == 2 and "65535" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
 
 
 @pytest.fixture(scope="module")

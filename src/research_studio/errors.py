@@ -20,7 +20,12 @@ class UnknownKnowledgeBase(ResearchStudioError):
 
 
 class InvalidQuery(ResearchStudioError):
-    """An empty or otherwise unusable query."""
+    """An empty or otherwise unusable query; ``field`` names the request field at fault
+    (``query``, or ``config`` for a session that has nothing to research)."""
+
+    def __init__(self, message: str, field: str = "query") -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class ModelUnavailable(ResearchStudioError):

@@ -216,7 +216,7 @@ def prepare_session(workspace: Workspace, query: str, config: ResearchConfig,
     elif not config.use_web:  # refused now, not when the session first runs
         names = ", ".join(workspace.registry.names()) or "none"
         raise InvalidQuery(f"nothing to research: choose a knowledge base (existing: {names}) "
-                           "or enable the web")
+                           "or enable the web", field="config")
     session_id = session_id or new_session_id()
     workspace.store.create(session_id, query, config.model_dump(), status=status)
     return session_id
