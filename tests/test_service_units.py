@@ -110,3 +110,110 @@ def test_serve_refuses_reachable_addresses_without_a_key(tmp_path, monkeypatch, 
     assert result.exit_code == 2
     output = " ".join(result.output.split())
     assert "without an API key" in output and "RESEARCH_STUDIO_API_KEY" in output
+
+
+@pytest.fixture
+def api(tmp_path):
+    """The app in-process on a fresh home, with a 1,000-byte request limit."""
+    settings = Settings(service={"max_request_bytes": 1000, "max_answer_chars": 50})
+    with TestClient(create_app(AppContext(tmp_path, settings)),
+                    raise_server_exceptions=False) as client:
+        client.home = tmp_path
+        yield client
+
+
+def _refs(node):
+    if isinstance(node, dict):
+        if "$ref" in node:
+            yield node["$ref"]
+        for value in node.values():
+            yield from _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _refs(value)
+
+
+def test_openapi_documents_every_refusal_with_its_real_body(api):
+    """FastAPI's default 422 model is not what the app sends, and 400/404/409/413 were
+    missing: a client generated from the schema could not read the errors it gets."""
+    schema = api.get("/openapi.json").json()
+    components = schema["components"]["schemas"]
+    assert all(ref.removeprefix("#/components/schemas/") in components for ref in _refs(schema))
+    assert "HTTPValidationError" not in components
+    expected = {
+        ("post", "/api/research/sessions"): {"400", "413", "422"},
+        ("get", "/api/research/sessions"): {"422"},
+        ("get", "/api/research/sessions/{session_id}"): {"404"},
+        ("get", "/api/research/sessions/{session_id}/results"): {"404", "409"},
+        ("get", "/api/research/sessions/{session_id}/events"): {"400", "404", "422"},
+        ("post", "/api/research/sessions/{session_id}/clarification"): {"404", "409", "413", "422"},
+        ("post", "/api/research/sessions/{session_id}/cancel"): {"404", "409"},
+        ("post", "/api/knowledge-bases/{name}/documents"): {"400", "413", "422"},
+        ("get", "/api/knowledge-bases/{name}/search"): {"404", "422"},
+    }
+    for (method, path), codes in expected.items():
+        responses = schema["paths"][path][method]["responses"]
+        assert codes <= set(responses), (method, path, set(responses))
+        for code in codes:  # errors are JSON, on the event-stream route too
+            body = responses[code]["content"]["application/json"]["schema"]
+            wanted = "ValidationErrors" if code == "422" else "ErrorMessage"
+            if path.endswith("/results") and code == "409":
+                wanted = "NotComplete"
+            assert body == {"$ref": f"#/components/schemas/{wanted}"}, (method, path, code)
+    kb = schema["paths"]["/api/knowledge-bases/{name}/search"]["get"]["parameters"][0]
+    assert kb["name"] == "name" and kb["schema"]["pattern"].startswith("^")
+
+
+def test_every_422_has_the_documented_shape(api):
+    """The question's own checks once answered 422 with a bare string."""
+    from research_studio.service.schemas import ValidationErrors
+
+    refused = [
+        api.post("/api/research/sessions", json={"query": "🙂🙂", "config": {"use_web": True}}),
+        api.post("/api/research/sessions", json={"query": "what\x00is", "config": {"use_web": True}}),
+        api.post("/api/research/sessions", json={"query": "Who built it?"}),  # no kb, no web
+        api.post("/api/research/sessions", json={"query": "q", "config": {"min_confidence": 2}}),
+        api.post("/api/research/sessions", content=b'{"query": ', headers={
+            "content-type": "application/json"}),
+        api.get("/api/research/sessions", params={"offset": 2**63}),
+        api.get("/api/knowledge-bases/main%0A/search", params={"q": "x"}),
+    ]
+    for response in refused:
+        assert response.status_code == 422, response.text
+        ValidationErrors.model_validate(response.json())
+    locations = [r.json()["detail"][0]["loc"] for r in refused[:3]]
+    assert locations == [["body", "query"], ["body", "query"], ["body", "config"]]
+    assert api.get("/api/research/sessions").json()["total"] == 0  # nothing was recorded
+
+
+def test_a_body_over_the_limit_is_refused_as_json(api):
+    """Starlette answers a Content-Length over the limit in plain text, which matched
+    neither the schema nor any other error of the API."""
+    big = b'{"query": "' + b"a" * 5000 + b'"}'
+    for path in ("/api/research/sessions", "/api/research/sessions/nope/clarification",
+                 "/api/research/sessions/nope/cancel"):
+        response = api.post(path, content=big, headers={"content-type": "application/json"})
+        assert response.status_code == 413, path
+        assert response.headers["content-type"] == "application/json"
+        assert response.json() == {"detail": "Content Too Large"}
+        assert response.headers["x-frame-options"] == "DENY"
+
+
+def test_knowledge_base_names_are_matched_in_full(api):
+    """``main\\n`` once passed a ``$`` match and made ``uploads/main\\n/``."""
+    files = [("files", ("a.md", b"# A\n\nText.", "text/markdown"))]
+    for name in ("main%0A", "main%0D%0A", "-main", "a" * 64, "ma%2Fin"):
+        response = api.post(f"/api/knowledge-bases/{name}/documents", files=files)
+        assert response.status_code in (404, 422), (name, response.text)
+    assert not (api.home / "uploads").exists()
+
+
+def test_long_answer_is_a_422_in_the_documented_shape():
+    from fastapi.exceptions import RequestValidationError
+
+    from research_studio.service.responses import invalid
+
+    error = invalid(("body", "answer"), "too long", "string_too_long")
+    assert isinstance(error, RequestValidationError)
+    assert list(error.errors()) == [{"loc": ("body", "answer"), "msg": "too long",
+                                     "type": "string_too_long"}]

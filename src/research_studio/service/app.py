@@ -21,6 +21,7 @@ from research_studio.errors import ResearchStudioError
 from research_studio.graph.session import Workspace
 from research_studio.service import routes_knowledge, routes_sessions
 from research_studio.service.auth import ApiKeyMiddleware
+from research_studio.service.body_limit import JsonContentTooLarge
 from research_studio.service.runner import SessionRunner
 
 log = logging.getLogger("research_studio.service")
@@ -53,6 +54,14 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
+class ServiceApp(FastAPI):
+    """FastAPI with two wrappers outside its own middleware, so that they also see what
+    that middleware answers itself (a 413 for a large body, a 500)."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityHeaders(JsonContentTooLarge(super().build_middleware_stack()))
+
+
 def create_app(ctx: AppContext, chat_models: dict[str, BaseChatModel] | None = None) -> FastAPI:
     """The service for one home; ``chat_models`` replaces configured models (tests only)."""
     settings = ctx.settings
@@ -72,7 +81,7 @@ def create_app(ctx: AppContext, chat_models: dict[str, BaseChatModel] | None = N
 
     # no /docs: Swagger UI loads its script from a CDN, which is offline here and which the
     # page's Content-Security-Policy forbids; the schema itself is at /openapi.json
-    app = FastAPI(title="Research Studio", version=__version__, lifespan=lifespan,
+    app = ServiceApp(title="Research Studio", version=__version__, lifespan=lifespan,
                   docs_url=None, redoc_url=None,
                   max_body_size=settings.service.max_request_bytes,
                   description="Hierarchical, grounded deep research over local documents and "
@@ -109,7 +118,6 @@ def create_app(ctx: AppContext, chat_models: dict[str, BaseChatModel] | None = N
         return FileResponse(STATIC_DIR / "index.html")
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    app.add_middleware(SecurityHeaders)
     if settings.api_key:
         app.add_middleware(ApiKeyMiddleware, api_key=settings.api_key)
     return app

@@ -6,12 +6,18 @@ import asyncio
 import shutil
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query, Request, UploadFile
+from fastapi import APIRouter, HTTPException, Path, Query, Request, UploadFile
 
-from research_studio.errors import ResearchStudioError, UnknownKnowledgeBase
-from research_studio.knowledge.base import SearchMode, validate_kb_name
+from research_studio.config import KbName
+from research_studio.errors import UnknownKnowledgeBase
+from research_studio.knowledge.base import SearchMode
+from research_studio.service.responses import refusals
 from research_studio.service.schemas import KnowledgeBaseList
 from research_studio.service.uploads import upload_path
+
+# the name becomes a folder: checked by the schema (422) before any path is made from it
+Name = Annotated[KbName, Path(description="Knowledge base name: 1-63 letters, digits, '.', "
+                                          "'_' or '-', starting and ending with a letter or digit.")]
 
 
 def _registry(request: Request):  # type: ignore[no-untyped-def]
@@ -22,9 +28,9 @@ def build_router(max_upload_bytes: int) -> APIRouter:
     """The routes, with the upload route's own (larger) request-size limit."""
     router = APIRouter(prefix="/api/knowledge-bases", tags=["knowledge"])
     router.get("", response_model=KnowledgeBaseList)(list_knowledge_bases)
-    router.post("/{name}/documents", status_code=201,
-                max_body_size=max_upload_bytes)(upload_documents)
-    router.get("/{name}/search")(search_knowledge_base)
+    router.post("/{name}/documents", status_code=201, max_body_size=max_upload_bytes,
+                responses=refusals(400, 413, 422))(upload_documents)
+    router.get("/{name}/search", responses=refusals(400, 404, 422))(search_knowledge_base)
     return router
 
 
@@ -33,13 +39,9 @@ async def list_knowledge_bases(request: Request) -> dict[str, Any]:
     return {"knowledge_bases": [info.__dict__ for info in infos]}
 
 
-async def upload_documents(name: str, files: list[UploadFile], request: Request) -> dict[str, Any]:
+async def upload_documents(name: Name, files: list[UploadFile], request: Request) -> dict[str, Any]:
     """Store the files under the knowledge base's upload folder and ingest them (the base
     is created when new). Unreadable files are reported as skipped, with the reason."""
-    try:
-        validate_kb_name(name)
-    except ResearchStudioError as exc:
-        raise HTTPException(422, str(exc)) from None
     settings = request.app.state.settings
     folder = request.app.state.runner.workspace.ctx.home / "uploads" / name
     folder.mkdir(parents=True, exist_ok=True)
@@ -59,7 +61,7 @@ async def upload_documents(name: str, files: list[UploadFile], request: Request)
 
 
 async def search_knowledge_base(
-        name: str, request: Request,
+        name: Name, request: Request,
         q: Annotated[str, Query(min_length=1, max_length=2000)],
         k: Annotated[int, Query(ge=1, le=50)] = 10,
         mode: SearchMode = "hybrid") -> dict[str, Any]:

@@ -9,9 +9,11 @@ from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
+from research_studio.config import MAX_INT64
 from research_studio.errors import InvalidQuery, ResearchStudioError
 from research_studio.graph.progress import new_progress
 from research_studio.graph.session import prepare_session
+from research_studio.service.responses import invalid, refusals, stream_refusals
 from research_studio.service.runner import SessionRunner
 from research_studio.service.schemas import (
     Accepted,
@@ -22,10 +24,6 @@ from research_studio.service.schemas import (
     SessionPage,
 )
 from research_studio.store.sessions import TERMINAL
-
-# SQLite and PostgreSQL integers are signed 64-bit: a larger cursor or offset cannot even be
-# bound as a parameter, so it is refused as bad input rather than failing in the driver.
-MAX_SQL_INTEGER = 2**63 - 1
 
 router = APIRouter(prefix="/api/research/sessions", tags=["research"])
 
@@ -52,27 +50,30 @@ def _links(session_id: str) -> dict[str, str]:
     return {"self": base, "events": f"{base}/events", "results": f"{base}/results"}
 
 
-@router.post("", status_code=202, response_model=SessionCreated)
+@router.post("", status_code=202, response_model=SessionCreated,
+             responses=refusals(400, 413, 422))
 async def create_session(body: SessionCreate, runner: Runner) -> SessionCreated:
-    """Record the session and start it in the background (it queues when all slots are busy)."""
+    """Record the session and start it in the background (it queues when all slots are busy).
+    A question that cannot be researched, or a session with neither a knowledge base nor
+    the web, is refused here (422), not failed later."""
     config = body.config.to_config()
     try:
         session_id = prepare_session(runner.workspace, body.query, config, status="queued")
     except InvalidQuery as exc:
-        raise HTTPException(422, str(exc)) from None
+        raise invalid(("body", exc.field), str(exc), "invalid_" + exc.field) from None
     runner.submit(session_id)
     return SessionCreated(session_id=session_id, status="queued", links=_links(session_id))
 
 
-@router.get("", response_model=SessionPage)
+@router.get("", response_model=SessionPage, responses=refusals(422))
 async def list_sessions(runner: Runner, limit: Annotated[int, Query(ge=1, le=200)] = 20,
-                        offset: Annotated[int, Query(ge=0, le=MAX_SQL_INTEGER)] = 0) -> dict[str, Any]:
-    """Sessions, newest first."""
+                        offset: Annotated[int, Query(ge=0, le=MAX_INT64)] = 0) -> dict[str, Any]:
+    """Sessions, newest first. Offsets past 64 bits are refused (SQL cannot bind them)."""
     return {"items": runner.store.list(limit=limit, offset=offset), "total": runner.store.count(),
             "limit": limit, "offset": offset}
 
 
-@router.get("/{session_id}", response_model=SessionDetail)
+@router.get("/{session_id}", response_model=SessionDetail, responses=refusals(404, 422))
 async def get_session(row: SessionRow) -> dict[str, Any]:
     """Status, current stage and progress (sub-question tree, counts)."""
     pending = None
@@ -83,7 +84,7 @@ async def get_session(row: SessionRow) -> dict[str, Any]:
             "progress": row.get("progress") or new_progress(), "pending_clarification": pending}
 
 
-@router.get("/{session_id}/results", responses={409: {"description": "Not complete yet."}})
+@router.get("/{session_id}/results", responses=refusals(404, 409, 422, not_complete=True))
 async def get_results(row: SessionRow) -> Any:
     """The result JSON (DESIGN.md) once the session is complete."""
     if row["status"] != "completed" or not row.get("result"):
@@ -93,20 +94,26 @@ async def get_results(row: SessionRow) -> Any:
 
 
 def event_cursor(last_event_id: Annotated[str | None, Header()] = None,
-                 after: Annotated[int | None, Query(ge=0, le=MAX_SQL_INTEGER)] = None) -> int:
-    """Where a stream starts: after ``?after=`` or the ``Last-Event-ID`` a client resends."""
+                 after: Annotated[int | None, Query(ge=0, le=MAX_INT64)] = None) -> int:
+    """Where a stream starts: after ``?after=`` or the ``Last-Event-ID`` a client resends.
+    Both are checked before the stream starts: a cursor SQL cannot bind would otherwise
+    break the stream after its 200. The header is free text by the SSE standard, so a bad
+    one is a 400 with a message rather than a schema error."""
     if after is not None:
         return after
+    if not last_event_id:
+        return 0
     try:
-        cursor = max(0, int(last_event_id)) if last_event_id else 0
-        if cursor > MAX_SQL_INTEGER:
-            raise ValueError(last_event_id)
-        return cursor
+        cursor: int | None = max(0, int(last_event_id))
     except ValueError:
-        raise HTTPException(400, "Last-Event-ID must be an event id from this stream") from None
+        cursor = None
+    if cursor is None or cursor > MAX_INT64:
+        raise HTTPException(400, "Last-Event-ID must be an event id from this stream")
+    return cursor
 
 
-@router.get("/{session_id}/events", response_class=EventSourceResponse)
+@router.get("/{session_id}/events", response_class=EventSourceResponse,
+            responses=stream_refusals(400, 404, 422))
 async def stream_events(row: SessionRow, request: Request, runner: Runner,
                         cursor: Annotated[int, Depends(event_cursor)]) -> AsyncIterator[ServerSentEvent]:
     """Server-sent events, oldest first; reconnect with ``Last-Event-ID`` (or ``?after=``)
@@ -129,7 +136,7 @@ async def stream_events(row: SessionRow, request: Request, runner: Runner,
 
 
 @router.post("/{session_id}/clarification", status_code=202, response_model=Accepted,
-             responses={409: {"description": "No question is pending."}})
+             responses=refusals(400, 404, 409, 413, 422))
 async def answer_clarification(body: ClarificationAnswer, row: SessionRow, runner: Runner,
                                request: Request) -> Accepted:
     """Answer the pending clarifying questions (or ``/end``); the graph resumes."""
@@ -137,13 +144,14 @@ async def answer_clarification(body: ClarificationAnswer, row: SessionRow, runne
         raise HTTPException(409, f"session is {row['status']}; no clarification is pending")
     limit = request.app.state.settings.service.max_answer_chars
     if len(body.answer) > limit:
-        raise HTTPException(422, f"the answer is {len(body.answer):,} characters; the limit is {limit:,}")
+        raise invalid(("body", "answer"), f"the answer is {len(body.answer):,} characters; the "
+                      f"limit is {limit:,}", "string_too_long")
     runner.submit(row["id"], answer=body.answer.strip())
     return Accepted(session_id=row["id"], status="queued")
 
 
 @router.post("/{session_id}/cancel", status_code=202, response_model=Accepted,
-             responses={409: {"description": "The session already finished."}})
+             responses=refusals(404, 409, 422))
 async def cancel_session(row: SessionRow, runner: Runner) -> Accepted:
     """Stop a queued, running or waiting session."""
     if row["status"] in TERMINAL or not runner.cancel(row["id"]):

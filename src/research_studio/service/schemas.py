@@ -76,6 +76,35 @@ class Accepted(BaseModel):
     status: str
 
 
+class ErrorMessage(BaseModel):
+    """Every refusal but a validation error: 400, 404, 409, 413 (and 401 with a key set)."""
+
+    detail: str
+
+
+class ValidationProblem(BaseModel):
+    """One reason a request was refused: where (``["body", "config", "kb"]``), why, and a
+    machine-readable kind. The input is never echoed back (it may be huge)."""
+
+    loc: list[str | int]
+    msg: str
+    type: str
+
+
+class ValidationErrors(BaseModel):
+    """The body of every 422, whether the schema or a later check refused the request."""
+
+    detail: list[ValidationProblem]
+
+
+class NotComplete(BaseModel):
+    """A 409 from the results route: the session is not complete yet."""
+
+    detail: str
+    status: str
+    stage: str
+
+
 class KnowledgeBaseRow(BaseModel):
     name: str
     chunks: int
