@@ -6,7 +6,6 @@ works from a local folder or a shared Chroma server; BM25 is rebuilt in memory f
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 import uuid
@@ -20,7 +19,7 @@ from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.errors import NotFoundError
 
-from research_studio.config import KnowledgeSettings
+from research_studio.config import KnowledgeSettings, check_kb_name
 from research_studio.errors import InvalidQuery, ResearchStudioError, UnknownKnowledgeBase
 from research_studio.knowledge.chunking import chunk_spans
 from research_studio.knowledge.documents import (
@@ -41,7 +40,6 @@ from research_studio.knowledge.vector_store import (
 )
 
 SearchMode = Literal["dense", "bm25", "hybrid"]
-_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$")
 _PAGE = 5000
 MAX_QUERY_CHARS = 4000
 
@@ -94,11 +92,11 @@ class IngestSummary:
 
 
 def validate_kb_name(name: str) -> str:
-    if not _NAME.fullmatch(name or ""):
-        raise ResearchStudioError(
-            f"invalid knowledge base name {name!r}: use 1-63 letters, digits, '.', '_' or '-', "
-            "starting and ending with a letter or digit")
-    return name
+    """The name, or the project's error saying the one rule (config.check_kb_name)."""
+    try:
+        return check_kb_name(name or "")
+    except ValueError as exc:
+        raise ResearchStudioError(str(exc)) from None
 
 
 def _hit(kb: str, chunk_id: str, text: str, meta: dict[str, Any], score: float) -> SearchHit:
