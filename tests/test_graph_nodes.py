@@ -929,3 +929,26 @@ def test_template_from_analysis_keeps_what_the_person_set():
     assert chosen == "quick_fact" and given.max_iterations == 20  # --template given: untouched
     unknown, chosen = template_from_analysis(ResearchConfig(), {"suggested_template": "nonsense"})
     assert chosen is None and unknown == ResearchConfig()
+
+
+@pytest.mark.parametrize("strong", [False, True])
+def test_report_escapes_html_quoted_from_sources(strong):
+    """A document's HTML (a script, an SVG with onload, an image with onerror) is quoted as
+    text: rendered by a common Markdown viewer (markdown-it, CommonMark with raw HTML on)
+    the report holds no element that could run, and the text still reads as written."""
+    from markdown_it import MarkdownIt
+
+    state = write_state()
+    hostile = "Tides follow the Moon <script>alert(1)</script> & <svg onload=alert(2)>."
+    state["claims"][0]["text"] = hostile
+    state["sources"]["kb:t:c1"]["title"] = "Tides <img src=x onerror=alert(3)>"
+    state["sources"]["kb:t:c1"]["location"] = "/docs/<b>tides</b>.txt"
+    state["query"] = "How do tides work? <iframe src=javascript:alert(4)>"
+    summary = json.dumps({"summary": f"{hostile} [C1]."})
+    deps = make_deps(summary, strong=True) if strong else make_deps()
+    report = run(write_node, state, deps)["report_markdown"]
+    rendered = MarkdownIt("commonmark").render(report)
+    for tag in ("<script", "<svg", "<img", "<iframe", "<b>"):
+        assert tag not in rendered and tag not in report, tag
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;svg onload=alert(2)&gt;" in report
+    assert "Tides &lt;img src=x onerror=alert(3)&gt;" in section(report, "Sources")

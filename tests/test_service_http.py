@@ -131,6 +131,8 @@ def test_uploads_cannot_escape_and_are_searchable(server, client):
     assert not (server.home.parent / "escape.md").exists()
     hits = client.get("/api/knowledge-bases/lights/search", params={"q": "Pharos sailors"}).json()["hits"]
     assert hits and "Pharos" in hits[0]["text"]
+    # the server's own folders never show: a source's location is relative to its home
+    assert hits[0]["location"] == "uploads/lights/escape.md", hits[0]["location"]
     names = [kb["name"] for kb in client.get("/api/knowledge-bases").json()["knowledge_bases"]]
     assert {"bridges", "lights"} <= set(names)
     big = [("files", ("big.txt", b"x" * 400_000, "text/plain"))]

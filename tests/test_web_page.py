@@ -107,6 +107,9 @@ def test_ask_clarify_read_report_and_open_a_citation(tmp_path, browser):
         expect(page.locator("#status")).to_have_text("completed", timeout=300_000)
         page.locator("#report").wait_for(state="visible", timeout=60_000)
         expect(page.locator("#report-body")).to_contain_text("onerror=")
+        # the report escapes the HTML it quotes; the page shows it as the characters typed
+        expect(page.locator("#report-body h1")).to_contain_text("<script>window.__xss=2</script>")
+        assert "&lt;" not in page.locator("#report-body").inner_text()
         assert page.evaluate("window.__xss") is None
         assert page.locator("main img, #source-panel img").count() == 0
         assert page.locator("script").count() == 1  # only the page's own app.js

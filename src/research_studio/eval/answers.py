@@ -23,6 +23,7 @@ from research_studio.eval.metrics import (
     strip_markers,
 )
 from research_studio.graph.nodes.common import quote_untrusted
+from research_studio.graph.result import report_text
 from research_studio.models.coordinator import ModelCoordinator
 from research_studio.models.structured import generate_structured
 from research_studio.prompts import load_prompt
@@ -83,6 +84,6 @@ def model_answer_extractor(settings: ModelSettings,
 
     def extract(record: dict[str, Any], result: dict[str, Any]) -> tuple[str, str]:
         return asyncio.run(extract_short_answer(settings, record["question"],
-                                                result.get("report_markdown") or "", chat_models))
+                                                report_text(result), chat_models))
 
     return extract

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from research_studio.eval.corpus import normalize_text
+from research_studio.graph.result import report_text
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -229,7 +230,7 @@ def score_question(record: dict[str, Any], result: dict[str, Any], short_answer:
     """Every metric of one (record, result) pair; None marks a metric that does not apply."""
     sources = result.get("sources") or []
     cited = [s for s in sources if s.get("cited")]
-    report = result.get("report_markdown") or ""
+    report = report_text(result)
     golds = record["answers"]
     metrics: dict[str, float | int | None] = {
         "support_recall_retrieved": support_recall(record, sources, paragraph_text),

@@ -44,12 +44,13 @@ class RubricOutcome:
 
 def research_writer(ctx: AppContext, kb: str, mode: str) -> ReportWriter:
     """Reports from the real pipeline over ``kb``, web off, non-interactive."""
+    from research_studio.graph.result import report_text
     from research_studio.graph.session import Hooks, run_research
 
     def write(task: dict[str, Any]) -> str:
         config = ResearchConfig(kb=kb, mode=mode, use_web=False, clarify="never",  # type: ignore[arg-type]
                                 interactive=False)
-        return asyncio.run(run_research(ctx, task["prompt"], config, Hooks()))["report_markdown"]
+        return report_text(asyncio.run(run_research(ctx, task["prompt"], config, Hooks())))
 
     return write
 

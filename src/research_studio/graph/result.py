@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections import Counter, defaultdict
 from typing import Any
 
@@ -102,3 +103,9 @@ def build_result(state: ResearchState, session_id: str, status: str, wall_s: flo
         "usage": usage_summary(state, wall_s),
         "node_timings": state.get("node_timings", []),
     }
+
+
+def report_text(result: dict[str, Any]) -> str:
+    """The report as plain text for scoring and judging: the Markdown export escapes the
+    HTML it quotes (``&lt;``, ``&amp;``), which a gold answer such as "AT&T" must not see."""
+    return html.unescape(result.get("report_markdown") or "")

@@ -10,10 +10,10 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
@@ -41,6 +41,7 @@ from research_studio.knowledge.vector_store import (
 
 SearchMode = Literal["dense", "bm25", "hybrid"]
 _PAGE = 5000
+_Item = TypeVar("_Item", LoadedDocument, SkippedItem)
 MAX_QUERY_CHARS = 4000
 
 
@@ -89,6 +90,18 @@ class IngestSummary:
         data["documents_per_s"] = round(self.documents_per_s, 1)
         data["chunks_per_s"] = round(self.chunks_per_s, 1)
         return data
+
+
+def _relocated(item: _Item, path: Path, root: Path | None) -> _Item:
+    """``item`` with the file's path at the start of its location made relative to ``root``."""
+    shown = str(path)
+    if root is None or not item.location.startswith(shown):
+        return item
+    try:
+        relative = path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return item
+    return replace(item, location=relative + item.location[len(shown):])
 
 
 def validate_kb_name(name: str) -> str:
@@ -210,16 +223,20 @@ class KnowledgeBase:
 
     # ---- writing -------------------------------------------------------------------
     def ingest_paths(self, paths: Iterable[Path],
-                     progress: Callable[[int], None] | None = None) -> IngestSummary:
-        """Ingest files and folders; see ``ingest_documents``."""
+                     progress: Callable[[int], None] | None = None,
+                     location_root: Path | None = None) -> IngestSummary:
+        """Ingest files and folders; see ``ingest_documents``. With ``location_root`` the
+        stored locations are relative to it (the service's uploads), so reports and the
+        API never show where the server keeps its files."""
 
         def documents() -> Iterable[LoadedDocument | SkippedItem]:
             for item in iter_files(paths):
                 if isinstance(item, SkippedItem):
-                    yield item
+                    yield _relocated(item, Path(item.location), location_root)
                 else:
-                    yield from load_file(item, self.settings.max_file_bytes,
-                                         self.settings.max_document_chars)
+                    for loaded in load_file(item, self.settings.max_file_bytes,
+                                            self.settings.max_document_chars):
+                        yield _relocated(loaded, item, location_root)
 
         return self.ingest_documents(documents(), progress)
 

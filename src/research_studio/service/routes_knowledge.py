@@ -43,7 +43,8 @@ async def upload_documents(name: Name, files: list[UploadFile], request: Request
     """Store the files under the knowledge base's upload folder and ingest them (the base
     is created when new). Unreadable files are reported as skipped, with the reason."""
     settings = request.app.state.settings
-    folder = request.app.state.runner.workspace.ctx.home / "uploads" / name
+    home = request.app.state.runner.workspace.ctx.home
+    folder = home / "uploads" / name
     folder.mkdir(parents=True, exist_ok=True)
     stored = []
     for upload in files:
@@ -56,7 +57,7 @@ async def upload_documents(name: Name, files: list[UploadFile], request: Request
         stored.append(target)
     registry = _registry(request)
     kb = registry.open(name, create=True)
-    summary = await asyncio.to_thread(kb.ingest_paths, stored)
+    summary = await asyncio.to_thread(kb.ingest_paths, stored, None, home)
     return {"knowledge_base": name, "files": [p.name for p in stored], **summary.to_dict()}
 
 

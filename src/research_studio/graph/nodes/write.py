@@ -9,6 +9,7 @@ fails, the report falls back to the sub-question answers (seed 001), with the st
 
 from __future__ import annotations
 
+import html
 import re
 from datetime import UTC, datetime
 
@@ -32,9 +33,16 @@ _PRONOUNS = frozenset("he she it they his her its their this these those".split(
 STATED_TERM_WEIGHT = 0.5
 
 
-def _clean(text: str) -> str:
+def _plain(text: str) -> str:
     """One line of plain text: no markdown headings or stray brackets from sources."""
     return " ".join(text.split()).lstrip("#>*- ").replace("[", "(").replace("]", ")")
+
+
+def _clean(text: str) -> str:
+    """Source or model text as it goes into the Markdown report: one plain line with its
+    HTML escaped, so a ``<script>`` or ``<svg onload>`` quoted from a document shows as
+    text in any Markdown viewer instead of running (the report is an export)."""
+    return html.escape(_plain(text), quote=False)
 
 
 class Citations:
@@ -59,7 +67,7 @@ class Citations:
             where = s.get("url") or s.get("location", "")
             span = f"chunk {s.get('chunk_id')}, characters {s.get('start')}–{s.get('end')}" \
                 if s.get("kind") == "kb" else f"characters {s.get('start')}–{s.get('end')}"
-            lines.append(f"[S{number}] {_clean(s.get('title', '') or sid)} — {where} ({span})")
+            lines.append(f"[S{number}] {_clean(s.get('title', '') or sid)} — {_clean(where)} ({span})")
         return lines
 
     def mapping(self) -> dict[str, str]:
@@ -153,7 +161,7 @@ async def model_summary(deps: ResearchDeps, question: str, claims: list[Claim],
                         citations: Citations) -> str | None:
     """The model integrates numbered claims; sentences without a valid claim citation go."""
     numbered = claims[:20]
-    listing = "\n".join(quote_untrusted(f"[C{i}]", _clean(c["text"]), 600)
+    listing = "\n".join(quote_untrusted(f"[C{i}]", _plain(c["text"]), 600)
                         for i, c in enumerate(numbered, start=1))
     result = await ask_structured(
         deps, SummaryOutput, prompt="write_summary", tier="high", node="write",
@@ -166,7 +174,7 @@ async def model_summary(deps: ResearchDeps, question: str, claims: list[Claim],
         refs = [int(n) for n in _CLAIM_REF.findall(sentence.text) if 0 < int(n) <= len(numbered)]
         if not refs:
             continue  # a sentence that cannot be tied to a claim is dropped
-        body = _CLAIM_REF.sub("", sentence.text).strip()
+        body = _clean(_CLAIM_REF.sub("", sentence.text))
         sources = [sid for n in refs for sid in numbered[n - 1]["source_ids"]]
         weakest = max((numbered[n - 1]["status"] for n in refs), key=_STRENGTH_ORDER.index)
         marker = MARKERS[weakest]
@@ -239,7 +247,7 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
     if unverified:
         limits.append(f"{unverified} candidate claims could not be verified against their sources "
                       "and were left out.")
-    limits += sorted(set(state.get("errors", [])))[:5]
+    limits += [_clean(error) for error in sorted(set(state.get("errors", [])))[:5]]
     lines += [f"- {item}" for item in limits] or ["- None recorded."]
     lines += ["", "## Sources", ""]
     lines += citations.listing() or ["No sources were cited."]

@@ -544,7 +544,14 @@ function renderInline(parent, text) {
   return parent;
 }
 
-function appendTokens(parent, text) {
+// The report escapes the HTML it quotes (&amp; &lt; &gt;) so that Markdown viewers show it
+// as text; this page builds text nodes, so it turns those three entities back into characters.
+function unescapeEntities(text) {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+function appendTokens(parent, escaped) {
+  const text = unescapeEntities(escaped);
   TOKEN_RE.lastIndex = 0;
   let last = 0;
   let match;
