@@ -9,6 +9,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from research_studio.errors import ResearchStudioError
 
@@ -30,8 +31,9 @@ def guarded(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except ResearchStudioError as exc:
-            err_console.print(f"[bold red]error:[/] {exc}")
+        except ResearchStudioError as exc:  # one line, however long: the terminal wraps it;
+            # the message is text, never Rich markup (a path may hold "[...]")
+            err_console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
             raise typer.Exit(2) from None
         except KeyboardInterrupt:
             err_console.print("[yellow]interrupted[/]")

@@ -28,9 +28,11 @@ def register(app: typer.Typer) -> None:
         """Serve the REST API (schema at /openapi.json), live events and the web page (/)."""
         import uvicorn
 
+        from research_studio.knowledge.vector_store import local_store
         from research_studio.service.app import create_app
         from research_studio.service.auth import is_loopback
-        from research_studio.store.backends import storage_backend
+        from research_studio.store.backends import verify_storage
+        from research_studio.store.faults import check_chroma_file
 
         ctx = load_context(home or state["home"])
         chosen = {k: v for k, v in {"host": host, "port": port,
@@ -44,7 +46,11 @@ def register(app: typer.Typer) -> None:
             raise ConfigError(f"refusing to listen on {service.host}, which other machines can "
                               "reach, without an API key: set RESEARCH_STUDIO_API_KEY (or "
                               "api_key in config.toml), or listen on 127.0.0.1")
-        backend = storage_backend(ctx)
+        # before uvicorn: a storage fault is one line and exit status 2, not a traceback
+        # from inside the server's start-up and exit status 3
+        backend = verify_storage(ctx)
+        if not ctx.settings.knowledge.chroma_url:
+            check_chroma_file(local_store(ctx.kb_dir))
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         key = "required" if ctx.settings.api_key else "off"
         err_console.print(f"Research Studio on http://{service.host}:{service.port}/ · API schema "

@@ -21,6 +21,7 @@ from pydantic import AfterValidator, BaseModel, Field, ValidationError, model_va
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from research_studio.errors import ConfigError
+from research_studio.store.faults import ensure_home
 
 Tier = Literal["low", "medium", "high"]
 TIERS: tuple[Tier, ...] = ("low", "medium", "high")
@@ -230,11 +231,10 @@ def default_home() -> Path:
 
 
 def resolve_home(home: str | Path | None = None) -> Path:
-    """``--home`` beats ``RESEARCH_STUDIO_HOME`` beats the per-user default."""
+    """``--home`` beats ``RESEARCH_STUDIO_HOME`` beats the per-user default. The folder is
+    created if needed; one that cannot be created or written is a StorageError saying so."""
     chosen = home or os.environ.get("RESEARCH_STUDIO_HOME") or default_home()
-    path = Path(chosen).expanduser().resolve()
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return ensure_home(Path(chosen).expanduser().resolve())
 
 
 @dataclass(frozen=True)

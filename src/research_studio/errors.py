@@ -42,3 +42,8 @@ class WebUnavailable(ResearchStudioError):
 
 class SessionQuarantined(ResearchStudioError):
     """A session whose process kept dying while running it; it is failed, not resumed."""
+
+
+class StorageError(ResearchStudioError):
+    """A file or folder of the home cannot be used: not writable, corrupt, truncated, someone
+    else's database, a full disk. The message names it and says what to do."""

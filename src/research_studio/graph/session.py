@@ -27,7 +27,7 @@ from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.result import build_result
 from research_studio.knowledge.base import KnowledgeBaseRegistry
 from research_studio.models.coordinator import ModelCoordinator
-from research_studio.store.backends import open_checkpointer, storage_backend
+from research_studio.store.backends import open_checkpointer, prepare_checkpoints, storage_backend
 from research_studio.store.sessions import SessionStore
 
 log = logging.getLogger("research_studio.session")
@@ -50,7 +50,9 @@ class Workspace:
     def __init__(self, ctx: AppContext) -> None:
         self.ctx = ctx
         self.backend = storage_backend(ctx)
+        # both databases checked (and made on a first run) before anything is recorded
         self.store = SessionStore(self.backend.sessions_url)
+        prepare_checkpoints(self.backend)
         self._registry: KnowledgeBaseRegistry | None = None
 
     @property
@@ -137,19 +139,25 @@ async def _drive(workspace: Workspace, session_id: str, answer: str | None,
                   "max_concurrency": max(1, config.max_concurrency), "recursion_limit": 200}
     started = time.perf_counter()
     previous_active = float(row.get("active_s") or 0.0)
-    async with open_checkpointer(workspace.backend) as saver:
-        app = build_graph().compile(checkpointer=saver)
-        snapshot = await app.aget_state(run_config)
-        if snapshot.values:
-            deps.coordinator.ledger.restore(snapshot.values.get("llm_calls", []),
-                                            snapshot.values.get("structured_outcomes", []))
-            pending: Any = Command(resume=answer) if answer is not None else None
-        elif answer is not None:
-            raise ResearchStudioError(f"session {session_id} has no pending question to answer")
-        else:  # never started (queued, or killed before the first checkpoint)
-            pending = _initial_input(row)
-        status = "running"
-        try:
+    status = "running"
+    nothing_to_answer = False
+    # Everything from opening the checkpoints on is inside the try, so a run that cannot
+    # read them (a corrupt or truncated checkpoints.db) ends failed with the reason
+    # recorded, like any other failure, and is never left "running".
+    try:
+        async with open_checkpointer(workspace.backend) as saver:
+            app = build_graph().compile(checkpointer=saver)
+            snapshot = await app.aget_state(run_config)
+            if snapshot.values:
+                deps.coordinator.ledger.restore(snapshot.values.get("llm_calls", []),
+                                                snapshot.values.get("structured_outcomes", []))
+                pending: Any = Command(resume=answer) if answer is not None else None
+            elif answer is not None:  # the person's mistake: the session is left as it was
+                nothing_to_answer = True
+                raise ResearchStudioError(f"session {session_id} has no pending question "
+                                          "to answer")
+            else:  # never started (queued, or killed before the first checkpoint)
+                pending = _initial_input(row)
             while True:
                 store.update(session_id, status="running", error=None)
                 hooks.on_event("status", {"status": "running"})
@@ -173,21 +181,23 @@ async def _drive(workspace: Workspace, session_id: str, answer: str | None,
                     status = "awaiting_clarification"
                     break
                 pending = Command(resume=hooks.ask(interrupts[0]))
-        except BaseException as exc:
-            active = previous_active + time.perf_counter() - started
-            if isinstance(exc, asyncio.CancelledError):  # a person's cancel is recorded first;
-                # otherwise it is Ctrl-C (asyncio.run cancels) or a server shutting down
-                cancelled = store.get(session_id).get("cancel_requested")
-                state, error = ("cancelled" if cancelled else "interrupted"), None
-            elif isinstance(exc, KeyboardInterrupt | SystemExit):
-                state, error = "interrupted", None
-            else:
-                state, error = "failed", f"{type(exc).__name__}: {exc}"
-            store.update(session_id, status=state, active_s=active, error=error)
-            if error:
-                hooks.on_event("error", {"message": error})
-            hooks.on_event("status", {"status": state})
+    except BaseException as exc:
+        if nothing_to_answer:
             raise
+        active = previous_active + time.perf_counter() - started
+        if isinstance(exc, asyncio.CancelledError):  # a person's cancel is recorded first;
+            # otherwise it is Ctrl-C (asyncio.run cancels) or a server shutting down
+            cancelled = store.get(session_id).get("cancel_requested")
+            state, error = ("cancelled" if cancelled else "interrupted"), None
+        elif isinstance(exc, KeyboardInterrupt | SystemExit):
+            state, error = "interrupted", None
+        else:
+            state, error = "failed", f"{type(exc).__name__}: {exc}"
+        store.update(session_id, status=state, active_s=active, error=error)
+        if error:
+            hooks.on_event("error", {"message": error})
+        hooks.on_event("status", {"status": state})
+        raise
     active = previous_active + time.perf_counter() - started
     result = build_result(snapshot.values, session_id, status, active)
     if status == "awaiting_clarification":

@@ -6,6 +6,7 @@ works from a local folder or a shared Chroma server; BM25 is rebuilt in memory f
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 import uuid
@@ -36,7 +37,9 @@ from research_studio.knowledge.vector_store import (
     MiniLMChromaFunction,
     collection_name,
     ensure_search_ef,
+    local_store,
     open_client,
+    store_fault,
 )
 
 SearchMode = Literal["dense", "bm25", "hybrid"]
@@ -104,6 +107,26 @@ def _relocated(item: _Item, path: Path, root: Path | None) -> _Item:
     return replace(item, location=relative + item.location[len(shown):])
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def store_faults(method: F) -> F:
+    """A Chroma error about its store (a corrupt, unwritable or full database) raised by
+    ``method`` becomes a StorageError naming the store; every other error stays as it is."""
+
+    @functools.wraps(method)
+    def guarded(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as exc:
+            problem = store_fault(self.location, exc)
+            if problem is None:
+                raise
+            raise problem from exc
+
+    return guarded  # type: ignore[return-value]
+
+
 def validate_kb_name(name: str) -> str:
     """The name, or the project's error saying the one rule (config.check_kb_name)."""
     try:
@@ -124,8 +147,10 @@ class KnowledgeBase:
     """One Chroma collection plus a lazily built BM25 index over the same chunks."""
 
     def __init__(self, name: str, client: ClientAPI, collection: Collection,
-                 settings: KnowledgeSettings, embeddings: MiniLMOnnxEmbeddings) -> None:
+                 settings: KnowledgeSettings, embeddings: MiniLMOnnxEmbeddings,
+                 location: Path | str = "") -> None:
         self.name = name
+        self.location = location  # the Chroma folder, or the server's URL: for messages
         self.client = client
         self.collection = collection
         self.settings = settings
@@ -134,6 +159,7 @@ class KnowledgeBase:
         self._lock = threading.Lock()
 
     # ---- reading -------------------------------------------------------------------
+    @store_faults
     def count(self) -> int:
         return self.collection.count()
 
@@ -149,6 +175,7 @@ class KnowledgeBase:
             yield from zip(ids, docs, metas, strict=True)
             offset += len(ids)
 
+    @store_faults
     def revision(self) -> str:
         """Changes on every write, from any process sharing the store."""
         fresh = self.client.get_collection(self.collection.name)
@@ -171,12 +198,14 @@ class KnowledgeBase:
                 self._lexical = (count, LexicalIndex(ids, texts), chunks)
             return self._lexical[1], self._lexical[2]
 
+    @store_faults
     def specificity_scorer(self) -> Callable[[str], float]:
         """Rarity of a phrase's words in this knowledge base (0..1), for ranking hops. The
         index is looked up once here, not per phrase: each lookup asks the store whether
         it changed."""
         return self._lexical_index()[0].specificity
 
+    @store_faults
     def get_chunks(self, chunk_ids: list[str]) -> list[SearchHit]:
         """Stored chunks by id (for span verification); unknown ids are left out."""
         if not chunk_ids:
@@ -187,6 +216,7 @@ class KnowledgeBase:
                                            strict=True)}
         return [found[c] for c in chunk_ids if c in found]
 
+    @store_faults
     def search(self, query: str, k: int = 10, mode: SearchMode = "hybrid") -> list[SearchHit]:
         """Top ``k`` chunks for ``query``; an empty query is refused."""
         query = (query or "").strip()
@@ -240,6 +270,7 @@ class KnowledgeBase:
 
         return self.ingest_documents(documents(), progress)
 
+    @store_faults
     def ingest_documents(self, items: Iterable[LoadedDocument | SkippedItem],
                          progress: Callable[[int], None] | None = None) -> IngestSummary:
         """Chunk, embed and store new documents.
@@ -331,14 +362,17 @@ class KnowledgeBaseRegistry:
     def __init__(self, kb_dir: Path, settings: KnowledgeSettings,
                  client: ClientAPI | None = None) -> None:
         self.settings = settings
+        self.location: Path | str = settings.chroma_url or local_store(kb_dir)
         self.client = client or open_client(kb_dir, settings.chroma_url)
         self.embeddings = MiniLMOnnxEmbeddings(settings.embed_batch_size, settings.embed_threads)
         self._function = MiniLMChromaFunction(self.embeddings)
 
+    @store_faults
     def names(self) -> list[str]:
         names = [c.name if hasattr(c, "name") else str(c) for c in self.client.list_collections()]
         return sorted(n[len(COLLECTION_PREFIX):] for n in names if n.startswith(COLLECTION_PREFIX))
 
+    @store_faults
     def list(self) -> list[KnowledgeBaseInfo]:
         infos = []
         for name in self.names():
@@ -349,6 +383,7 @@ class KnowledgeBaseRegistry:
                                            str(meta.get("embedding_model", ""))))
         return infos
 
+    @store_faults
     def open(self, name: str, *, create: bool = False) -> KnowledgeBase:
         """Open ``name``; without ``create`` an unknown name is an error naming the others."""
         validate_kb_name(name)
@@ -368,8 +403,10 @@ class KnowledgeBaseRegistry:
             raise ResearchStudioError(f"knowledge base {name!r} was built with {stored_model}, "
                                       f"this installation embeds with {MODEL_ID}")
         ensure_search_ef(collection, self.settings.search_ef)
-        return KnowledgeBase(name, self.client, collection, self.settings, self.embeddings)
+        return KnowledgeBase(name, self.client, collection, self.settings, self.embeddings,
+                             self.location)
 
+    @store_faults
     def delete(self, name: str) -> None:
         validate_kb_name(name)
         if name not in self.names():

@@ -17,11 +17,19 @@ from chromadb.api.models.Collection import Collection
 from chromadb.api.types import Documents, EmbeddingFunction
 from chromadb.api.types import Embeddings as ChromaEmbeddings
 from chromadb.config import Settings as ChromaSettings
-from chromadb.errors import ChromaError
+from chromadb.errors import ChromaError, InternalError
 from chromadb.utils.embedding_functions import register_embedding_function
 
-from research_studio.errors import ResearchStudioError
+from research_studio.errors import ResearchStudioError, StorageError
 from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
+from research_studio.store.faults import (
+    CHROMA_FILE,
+    KNOWLEDGE,
+    check_chroma_file,
+    fault,
+    is_storage_exception,
+    remote_fault,
+)
 
 COLLECTION_PREFIX = "rs-kb-"
 log = logging.getLogger("research_studio.knowledge")
@@ -55,8 +63,16 @@ def open_client(kb_dir: Path, chroma_url: str | None) -> ClientAPI:
     """A persistent client under ``kb_dir``, or an HTTP client for ``chroma_url``."""
     settings = ChromaSettings(anonymized_telemetry=False)
     if not chroma_url:
-        kb_dir.mkdir(parents=True, exist_ok=True)
-        return chromadb.PersistentClient(path=str(kb_dir / "chroma"), settings=settings)
+        folder = local_store(kb_dir)
+        check_chroma_file(folder)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            return chromadb.PersistentClient(path=str(folder), settings=settings)
+        except Exception as exc:
+            problem = store_fault(folder, exc)
+            if problem is None:
+                raise
+            raise problem from exc
     parsed = urlparse(chroma_url)
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise ResearchStudioError(f"knowledge.chroma_url must be http(s)://host:port, "
@@ -67,6 +83,29 @@ def open_client(kb_dir: Path, chroma_url: str | None) -> ClientAPI:
             ssl=parsed.scheme == "https", settings=settings)
     except Exception as exc:
         raise ResearchStudioError(f"Chroma server at {chroma_url} is unreachable: {exc}") from exc
+
+
+def local_store(kb_dir: Path) -> Path:
+    """The folder of the embedded Chroma: every knowledge base of a home."""
+    return kb_dir / "chroma"
+
+
+def store_fault(location: Path | str, exc: Exception) -> StorageError | None:
+    """The StorageError for an error of the Chroma store at ``location`` (its folder, or a
+    server's URL), or None when ``exc`` is not about the store (an unknown collection, a
+    bad argument): those stay what they are."""
+    if isinstance(exc, StorageError) or not location:
+        return None
+    if not isinstance(location, Path):
+        return remote_fault(KNOWLEDGE, f"Chroma server {location}", exc) \
+            if isinstance(exc, InternalError) else None
+    if isinstance(exc, OSError):  # the store's folder (or one it is made in), not a document's
+        named = Path(exc.filename) if exc.filename else None
+        if named is None or not (named.is_relative_to(location) or named in location.parents):
+            return None
+    elif not (isinstance(exc, InternalError) or is_storage_exception(exc)):
+        return None
+    return fault(KNOWLEDGE, location / CHROMA_FILE, exc)
 
 
 def collection_name(kb_name: str) -> str:

@@ -17,7 +17,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from research_studio import __version__
 from research_studio.config import AppContext
-from research_studio.errors import ResearchStudioError
+from research_studio.errors import ResearchStudioError, StorageError
 from research_studio.graph.session import Workspace
 from research_studio.service import routes_knowledge, routes_sessions
 from research_studio.service.auth import ApiKeyMiddleware
@@ -93,6 +93,13 @@ def create_app(ctx: AppContext, chat_models: dict[str, BaseChatModel] | None = N
     @app.exception_handler(ResearchStudioError)
     async def user_error(request: Request, exc: ResearchStudioError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=400)
+
+    @app.exception_handler(StorageError)
+    async def storage_error(request: Request, exc: StorageError) -> JSONResponse:
+        # the server's fault, not the request's: 503 with the one line that names the file
+        # and what to do (the operator reads it in the log too)
+        log.error("storage fault on %s %s: %s", request.method, request.url.path, exc)
+        return JSONResponse({"detail": str(exc)}, status_code=503)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -19,14 +19,20 @@ _DESCRIPTIONS: dict[int, tuple[type[BaseModel], str]] = {
     409: (ErrorMessage, "The session is not in a state that allows this."),
     413: (ErrorMessage, "The request body is larger than the configured limit."),
     422: (ValidationErrors, "The request is invalid; each problem names its location."),
+    503: (ErrorMessage, "The server's storage cannot be used (a database that is corrupt, "
+                        "truncated or not writable, a full disk); the message names it and "
+                        "says what to do."),
 }
+# every route reads or writes the sessions database or the knowledge bases
+STORAGE_FAULT = 503
 
 
 def refusals(*codes: int, not_complete: bool = False) -> dict[int | str, dict[str, Any]]:
-    """``responses=`` for a route: the given status codes with their body models;
-    ``not_complete`` documents the results route's 409, which also carries the status."""
+    """``responses=`` for a route: the given status codes with their body models, and the
+    503 of a storage fault; ``not_complete`` documents the results route's 409, which also
+    carries the status."""
     documented: dict[int | str, dict[str, Any]] = {}
-    for code in codes:
+    for code in (*codes, STORAGE_FAULT):
         model, description = _DESCRIPTIONS[code]
         if code == 409 and not_complete:
             model, description = NotComplete, "The session is not complete yet."
@@ -39,7 +45,7 @@ def stream_refusals(*codes: int) -> dict[int | str, dict[str, Any]]:
     route's own media type (text/event-stream), but refusals are JSON, so the schemas are
     referenced by name (the other routes register them)."""
     documented: dict[int | str, dict[str, Any]] = {}
-    for code in codes:
+    for code in (*codes, STORAGE_FAULT):
         model, description = _DESCRIPTIONS[code]
         schema = {"$ref": f"#/components/schemas/{model.__name__}"}
         documented[code] = {"description": description,

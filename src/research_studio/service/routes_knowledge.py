@@ -14,6 +14,7 @@ from research_studio.knowledge.base import SearchMode
 from research_studio.service.responses import refusals
 from research_studio.service.schemas import KnowledgeBaseList
 from research_studio.service.uploads import upload_path
+from research_studio.store.faults import folder_fault
 
 # the name becomes a folder: checked by the schema (422) before any path is made from it
 Name = Annotated[KbName, Path(description="Knowledge base name: 1-63 letters, digits, '.', "
@@ -27,7 +28,7 @@ def _registry(request: Request):  # type: ignore[no-untyped-def]
 def build_router(max_upload_bytes: int) -> APIRouter:
     """The routes, with the upload route's own (larger) request-size limit."""
     router = APIRouter(prefix="/api/knowledge-bases", tags=["knowledge"])
-    router.get("", response_model=KnowledgeBaseList)(list_knowledge_bases)
+    router.get("", response_model=KnowledgeBaseList, responses=refusals())(list_knowledge_bases)
     router.post("/{name}/documents", status_code=201, max_body_size=max_upload_bytes,
                 responses=refusals(400, 413, 422))(upload_documents)
     router.get("/{name}/search", responses=refusals(400, 404, 422))(search_knowledge_base)
@@ -45,16 +46,19 @@ async def upload_documents(name: Name, files: list[UploadFile], request: Request
     settings = request.app.state.settings
     home = request.app.state.runner.workspace.ctx.home
     folder = home / "uploads" / name
-    folder.mkdir(parents=True, exist_ok=True)
     stored = []
-    for upload in files:
-        target = upload_path(folder, upload.filename)
-        with target.open("wb") as out:
-            await asyncio.to_thread(shutil.copyfileobj, upload.file, out)
-        if target.stat().st_size > settings.service.max_upload_bytes:
-            target.unlink()
-            raise HTTPException(413, f"{target.name} is larger than the upload limit")
-        stored.append(target)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for upload in files:
+            target = upload_path(folder, upload.filename)
+            with target.open("wb") as out:
+                await asyncio.to_thread(shutil.copyfileobj, upload.file, out)
+            if target.stat().st_size > settings.service.max_upload_bytes:
+                target.unlink()
+                raise HTTPException(413, f"{target.name} is larger than the upload limit")
+            stored.append(target)
+    except OSError as exc:  # an unwritable home or a full disk: the server's fault (503)
+        raise folder_fault("upload folder", folder, exc) from exc
     registry = _registry(request)
     kb = registry.open(name, create=True)
     summary = await asyncio.to_thread(kb.ingest_paths, stored, None, home)

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from research_studio.config import MAX_INT64
-from research_studio.errors import InvalidQuery, ResearchStudioError
+from research_studio.errors import InvalidQuery, ResearchStudioError, StorageError
 from research_studio.graph.progress import new_progress
 from research_studio.graph.session import prepare_session
 from research_studio.service.responses import invalid, refusals, stream_refusals
@@ -38,6 +38,8 @@ Runner = Annotated[SessionRunner, Depends(runner_of)]
 def existing_session(session_id: str, runner: Runner) -> dict[str, Any]:
     try:
         return runner.store.get(session_id)
+    except StorageError:
+        raise  # the server's storage, not an unknown session: 503
     except ResearchStudioError:
         raise HTTPException(404, f"no session {session_id!r}") from None
 

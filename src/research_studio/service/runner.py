@@ -18,7 +18,7 @@ from typing import Any
 
 from langchain_core.language_models.chat_models import BaseChatModel
 
-from research_studio.errors import ResearchStudioError
+from research_studio.errors import ResearchStudioError, StorageError
 from research_studio.graph.progress import apply_event, new_progress
 from research_studio.graph.session import Hooks, Workspace, drive_session
 from research_studio.store.sessions import TERMINAL
@@ -123,6 +123,12 @@ class SessionRunner:
         if self._tasks.get(session_id) is task:
             self._tasks.pop(session_id)
         self._progress.pop(session_id, None)
+        try:
+            self._record_end(session_id, task)
+        except StorageError as exc:  # nothing can be recorded: say why, once, in the log
+            log.error("session %s: its end cannot be recorded: %s", session_id, exc)
+
+    def _record_end(self, session_id: str, task: asyncio.Task) -> None:
         row = self.store.get(session_id)
         error = None if task.cancelled() else task.exception()
         if row.get("cancel_requested") and row["status"] not in TERMINAL:

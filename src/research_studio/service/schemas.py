@@ -77,7 +77,8 @@ class Accepted(BaseModel):
 
 
 class ErrorMessage(BaseModel):
-    """Every refusal but a validation error: 400, 404, 409, 413 (and 401 with a key set)."""
+    """Every refusal but a validation error: 400, 404, 409, 413, 503 (and 401 with a key
+    set)."""
 
     detail: str
 

@@ -7,15 +7,34 @@ state of the engine to a server by changing one line.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from research_studio.config import AppContext
-from research_studio.errors import ConfigError
+from research_studio.errors import ConfigError, StorageError
+from research_studio.store.faults import (
+    CHECKPOINTS,
+    check_marker_table,
+    check_sqlite_file,
+    create_atomically,
+    fault,
+    is_storage_exception,
+    reason,
+    remote_fault,
+    sqlite_tables,
+    storage_faults,
+)
 from research_studio.store.sessions import SessionStore
 
 POSTGRES_SCHEMES = {"postgres", "postgresql", "postgresql+psycopg"}
@@ -54,22 +73,146 @@ def session_store(ctx: AppContext) -> SessionStore:
     return SessionStore(storage_backend(ctx).sessions_url)
 
 
+def _create_checkpoints_file(path: Path) -> None:
+    """A new checkpoints database with LangGraph's tables (linked into place by the caller)."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    conn = sqlite3.connect(str(path))
+    try:
+        SqliteSaver(conn).setup()
+    finally:
+        conn.close()
+
+
+def prepare_checkpoints(backend: StorageBackend) -> None:
+    """SQLite: create a missing checkpoints file complete, and refuse one that is not a
+    file, is empty (truncated), is not SQLite or is someone else's database, before any
+    connection could create or change it. PostgreSQL is checked when it is opened."""
+    if backend.kind != "sqlite":
+        return
+    path = Path(backend.checkpoint_target)
+    if not check_sqlite_file(CHECKPOINTS, path):
+        create_atomically(CHECKPOINTS, path, _create_checkpoints_file)
+        return
+    with storage_faults(CHECKPOINTS, path):
+        tables = sqlite_tables(path)
+    check_marker_table(CHECKPOINTS, path, tables)
+
+
+class _GuardedSqliteSaver(AsyncSqliteSaver):
+    """LangGraph's SQLite checkpointer whose database errors name the file (StorageError).
+    A checkpoint that cannot be read at all is one too: the session cannot resume from it."""
+
+    def __init__(self, conn: Any, path: Path) -> None:
+        super().__init__(conn)
+        self.path = path
+
+    def _fault(self, exc: Exception) -> StorageError:
+        return fault(CHECKPOINTS, self.path, exc)
+
+    async def setup(self) -> None:
+        try:
+            await super().setup()
+        except Exception as exc:
+            if not is_storage_exception(exc):
+                raise
+            raise self._fault(exc) from exc
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        try:
+            return await super().aget_tuple(config)
+        except StorageError:
+            raise
+        except Exception as exc:
+            if is_storage_exception(exc):
+                raise self._fault(exc) from exc
+            thread = config.get("configurable", {}).get("thread_id")
+            raise StorageError(
+                f"checkpoints database {self.path}: the checkpoint of session {thread} cannot "
+                f"be read ({reason(exc)}); the session cannot resume from it, so ask its "
+                "question again") from exc
+
+    async def alist(self, config: RunnableConfig | None, **kwargs: Any
+                    ) -> AsyncIterator[CheckpointTuple]:
+        try:
+            async for item in super().alist(config, **kwargs):
+                yield item
+        except Exception as exc:
+            if not is_storage_exception(exc):
+                raise
+            raise self._fault(exc) from exc
+
+    async def aput(self, *args: Any, **kwargs: Any) -> RunnableConfig:
+        try:
+            return await super().aput(*args, **kwargs)
+        except Exception as exc:
+            if not is_storage_exception(exc):
+                raise
+            raise self._fault(exc) from exc
+
+    async def aput_writes(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            await super().aput_writes(*args, **kwargs)
+        except Exception as exc:
+            if not is_storage_exception(exc):
+                raise
+            raise self._fault(exc) from exc
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        try:
+            await super().adelete_thread(thread_id)
+        except Exception as exc:
+            if not is_storage_exception(exc):
+                raise
+            raise self._fault(exc) from exc
+
+
 _prepared_postgres: set[str] = set()
 
 
 @asynccontextmanager
 async def open_checkpointer(backend: StorageBackend) -> AsyncIterator[BaseCheckpointSaver]:
-    """An async checkpointer on the selected backend, its tables created on first use."""
+    """An async checkpointer on the selected backend, its tables created on first use. A
+    storage fault, on opening or in use, is a StorageError naming the database."""
     if backend.kind == "sqlite":
-        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+        import aiosqlite
 
-        async with AsyncSqliteSaver.from_conn_string(backend.checkpoint_target) as saver:
+        path = Path(backend.checkpoint_target)
+        prepare_checkpoints(backend)
+        with storage_faults(CHECKPOINTS, path):
+            conn = await aiosqlite.connect(str(path))
+        try:
+            saver = _GuardedSqliteSaver(conn, path)
+            await saver.setup()
             yield saver
+        finally:
+            with contextlib.suppress(Exception):  # closing cannot lose what was committed
+                await conn.close()
         return
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
-    async with AsyncPostgresSaver.from_conn_string(backend.checkpoint_target) as saver:
-        if backend.checkpoint_target not in _prepared_postgres:
-            await saver.setup()
-            _prepared_postgres.add(backend.checkpoint_target)
+    async with contextlib.AsyncExitStack() as stack:
+        try:
+            saver = await stack.enter_async_context(
+                AsyncPostgresSaver.from_conn_string(backend.checkpoint_target))
+            if backend.checkpoint_target not in _prepared_postgres:
+                await saver.setup()
+                _prepared_postgres.add(backend.checkpoint_target)
+        except Exception as exc:
+            raise remote_fault(CHECKPOINTS, backend.describe(), exc) from exc
         yield saver
+
+
+async def _probe_checkpointer(backend: StorageBackend) -> None:
+    async with open_checkpointer(backend) as saver:
+        await saver.aget_tuple({"configurable": {"thread_id": "storage-check"}})
+
+
+def verify_storage(ctx: AppContext) -> StorageBackend:
+    """Open the sessions database and the checkpointer once (creating them on a first run),
+    so that a fault is one StorageError now, before a server starts (not a traceback and
+    exit status 3 from inside uvicorn). Not for use inside a running event loop."""
+    backend = storage_backend(ctx)
+    SessionStore(backend.sessions_url).engine.dispose()
+    asyncio.run(_probe_checkpointer(backend))
+    return backend

@@ -22,14 +22,25 @@ from sqlalchemy import (
     String,
     Text,
     create_engine,
+    event,
     func,
     inspect,
     select,
     text,
 )
+from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 from research_studio.errors import ResearchStudioError
+from research_studio.store.faults import (
+    SESSIONS,
+    check_marker_table,
+    check_sqlite_file,
+    create_atomically,
+    fault,
+    is_storage_exception,
+    remote_fault,
+)
 
 
 class Base(DeclarativeBase):
@@ -82,6 +93,15 @@ class ResearchEvent(Base):
     created_at: Mapped[str] = mapped_column(String(32))
 
 
+def _create_sessions_file(path: Path) -> None:
+    """A new sessions database with all its tables (linked into place by the caller)."""
+    engine = create_engine(f"sqlite:///{path}", future=True)
+    try:
+        Base.metadata.create_all(engine)
+    finally:
+        engine.dispose()
+
+
 UNFINISHED = ("queued", "running")
 TERMINAL = ("completed", "failed", "cancelled")
 
@@ -101,8 +121,35 @@ class SessionStore:
         self.engine = create_engine(
             url, future=True, pool_pre_ping=not sqlite,
             connect_args={"check_same_thread": False, "timeout": 30} if sqlite else {})
+        database = self.engine.url.database
+        # the file, for a SQLite database on disk (not ":memory:" or a bare "sqlite://")
+        self.path = Path(database) if sqlite and database and database != ":memory:" else None
+        event.listen(self.engine, "handle_error", self._storage_fault)
+        if self.path is not None and not check_sqlite_file(SESSIONS, self.path):
+            create_atomically(SESSIONS, self.path, _create_sessions_file)
+        if self.path is not None:
+            check_marker_table(SESSIONS, self.path, inspect(self.engine).get_table_names())
         Base.metadata.create_all(self.engine)
         self._add_missing_columns()
+
+    def where(self) -> str:
+        """The database for messages: its file, or its server without credentials."""
+        if self.path is not None:
+            return str(self.path)
+        url = self.engine.url
+        if url.get_backend_name() == "postgresql":
+            return f"PostgreSQL ({url.host}:{url.port or 5432}/{url.database})"
+        return url.render_as_string(hide_password=True)
+
+    def _storage_fault(self, context: ExceptionContext) -> None:
+        """Every query's storage fault (a corrupt, truncated, locked or unwritable file, an
+        unreachable server) becomes one StorageError naming the database; errors about the
+        statement itself stay what they are."""
+        if context.is_pre_ping or not is_storage_exception(context.original_exception):
+            return
+        if self.path is not None:
+            raise fault(SESSIONS, self.path, context.original_exception)
+        raise remote_fault(SESSIONS, self.where(), context.original_exception)
 
     def _add_missing_columns(self) -> None:
         """Homes made by an older version lack newer nullable columns; add them."""
