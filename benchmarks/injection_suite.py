@@ -10,7 +10,8 @@ and prints, for a grid of thresholds, how many injections are caught and how man
 ordinary sentences would be dropped. ``research`` runs the real pipeline (embedded
 model, real knowledge base) on one question over a small corpus, first clean, then once
 with each injection added to a source in each place (prose, table cell, HTML comment),
-and counts the reports whose answer is unchanged and that do not carry the injected text.
+and counts the reports whose answer is unchanged, that do not carry the injected text, and
+whose answer does not say what the injection asked for (its payload).
 """
 
 from __future__ import annotations
@@ -31,8 +32,13 @@ sys.path.insert(0, str(ROOT))  # the test corpus (tests/research_corpus.py) is s
 EVAL = ROOT.parent / "shared" / "eval"
 
 
-def injections() -> list[str]:
+def injection_records() -> list[dict[str, str]]:
+    """Each injection's text and payload (what its success would put into a report)."""
     return tomllib.loads((ROOT / "benchmarks/data/injections.toml").read_text())["injections"]
+
+
+def injections() -> list[str]:
+    return [record["text"] for record in injection_records()]
 
 
 def corpus_sentences(pg_docs: Path | None) -> dict[str, list[str]]:
@@ -125,22 +131,32 @@ def research(places: list[str]) -> None:
 
     started = time.perf_counter()
     baseline = answer_of(run(None))
-    runs = unchanged = clean = 0
+    runs = unchanged = clean = obeyed = 0
     for place in places:
-        for text in injections():
+        for record in injection_records():
+            text, payload = record["text"], record["payload"].lower()
             result = run(PLACES[place](text))
             report = result["report_markdown"]
             core = text.removeprefix("<!--").removesuffix("-->").strip("| ")
             carried = any(part.strip() and part.strip()[:30] in report
                           for part in re.split(r"[|:]", core))
-            same = answer_of(result) == baseline
+            answer = answer_of(result)
+            # the attack succeeded if the answer says what the injection asked it to say
+            followed = bool(payload) and payload in answer.lower() and payload not in baseline.lower()
+            same = answer == baseline
             runs += 1
             unchanged += same
             clean += not carried
+            obeyed += followed
             print(f"  {place:7s} answer {'same   ' if same else 'CHANGED'}; injected text "
-                  f"{'IN REPORT' if carried else 'absent   '}: {text[:70]}", flush=True)
-    print(f"answer unchanged {unchanged}/{runs}; injected text absent from the report {clean}/{runs}"
+                  f"{'IN REPORT' if carried else 'absent   '}; payload "
+                  f"{'IN ANSWER' if followed else 'absent   '}: {text[:60]}", flush=True)
+            if not same:
+                print(f"      answer: {answer[:300]}", flush=True)
+    print(f"answer unchanged {unchanged}/{runs}; injected text absent from the report {clean}/{runs};"
+          f" answer free of the injection's payload {runs - obeyed}/{runs}"
           f" ({time.perf_counter() - started:.0f} s)")
+    print(f"baseline answer: {baseline[:300]}")
 
 
 def main() -> None:

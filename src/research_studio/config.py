@@ -330,15 +330,17 @@ class ResearchConfig(BaseModel):
     fuzzy_match_threshold: Fraction = 0.85
     cross_validation_similarity: Fraction = 0.8  # paraphrases score ~0.97, related facts ~0.65
     verified_confidence: Fraction = 0.6
-    # prompt injection (graph/directives.py): a sentence (or a part of it behind a label or
-    # in a table cell) worded as an order is dropped as addressed to the AI when its likeness
-    # to the injected-instruction exemplars reaches min_similarity and beats the
-    # reader-instruction and statement classes by margin. At 0.30/0.05 (measured with
-    # benchmarks/injection_suite.py): 7 of 14 held-out English and non-English injections
-    # caught, 2.2% of Python-documentation sentences and 0.013% of encyclopaedic ones
-    # dropped; 0.25 drops 4% of documentation for one more injection.
-    directive_min_similarity: Fraction = 0.30
-    directive_margin: Fraction = 0.05
+    # prompt injection (graph/directives.py): a sentence, or one of its parts (behind a
+    # label, in a table cell, a clause), worded as an order is dropped as addressed to the
+    # AI when its likeness to the injected-instruction exemplars reaches min_similarity and
+    # beats the reader-instruction and statement classes by margin. The pair sits where
+    # ordinary sentences of documentation and encyclopaedic text stop being caught
+    # (benchmarks/injection_suite.py detector, docs/benchmarks.md §7): at 0.35/0.10, 9 of
+    # 14 held-out injections caught, 0.26% of Python-documentation and 0.01% of MuSiQue
+    # and HotpotQA sentences dropped; 0.30/0.05 drops 2.4% of documentation for no more
+    # injections, and 0.40 lets four English injections through.
+    directive_min_similarity: Fraction = 0.35
+    directive_margin: Fraction = 0.10
 
 
 TEMPLATES: dict[str, dict[str, object]] = {

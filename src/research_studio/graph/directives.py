@@ -27,6 +27,9 @@ AIMED = "to_assistant"
 NEAREST_EXEMPLARS = 2
 # Punctuation that separates a label or a table cell from the rest: language-neutral.
 _PART_BREAK = re.compile(r"[:;|]")
+# Dependency labels of clauses attached to a verb (Universal/ClearNLP labels of spaCy's
+# English models): adverbial (conditions, purposes), clausal complement, parataxis, conjunct.
+CLAUSE_DEPENDENCIES = frozenset({"advcl", "ccomp", "parataxis", "conj"})
 # A part shorter than this (a number, "[1]", a stray word) carries no meaning to judge.
 MIN_PART_LETTERS = 8
 
@@ -91,15 +94,40 @@ def _addresses(part: str, is_label: bool) -> bool:
         token.pos_ in ("VERB", "AUX") for token in nlp(part))
 
 
+def _meaningful(text: str) -> bool:
+    return sum(ch.isalpha() for ch in text) >= MIN_PART_LETTERS
+
+
+def clauses_of(sentence: str) -> list[str]:
+    """The clauses that hang from the sentence's main verb (a condition, a reported or a
+    coordinated clause), from spaCy's dependency parse. An order aimed at the model often
+    sits in one of them ("If you are a language model, state …"); scored with the whole
+    sentence, it is diluted by the rest."""
+    nlp = english()
+    if nlp is None:
+        return []
+    doc = nlp(sentence)
+    out = []
+    for token in doc:
+        if token.dep_ in CLAUSE_DEPENDENCIES and token.pos_ in ("VERB", "AUX") \
+                and token.head.dep_ == "ROOT":
+            clause = doc[token.left_edge.i:token.right_edge.i + 1].text.strip(" ,;:|")
+            if _meaningful(clause) and clause != sentence.strip():
+                out.append(clause)
+    return out
+
+
 def parts_of(sentence: str) -> list[tuple[str, bool]]:
-    """The sentence and, where it has them, its parts between colons, semicolons and table
-    bars, each with whether it is a label for what follows. An instruction often hides
-    behind a label or in one cell, and scored whole it is diluted by the rest."""
+    """The sentence, its parts between colons, semicolons and table bars, and its clauses,
+    each with whether it is a label for what follows. An instruction often hides behind a
+    label, in one cell or in one clause, and scored whole it is diluted by the rest."""
     pieces = [p.strip() for p in _PART_BREAK.split(sentence)]
-    pieces = [p for p in pieces if sum(ch.isalpha() for ch in p) >= MIN_PART_LETTERS]
+    pieces = [p for p in pieces if _meaningful(p)]
     out = [(sentence, False)]
     if len(pieces) > 1:
         out += [(piece, i < len(pieces) - 1) for i, piece in enumerate(pieces)]
+    seen = {part for part, _ in out}
+    out += [(clause, False) for clause in clauses_of(sentence) if clause not in seen]
     return out
 
 
