@@ -1,5 +1,7 @@
 import zipfile
 
+import pytest
+
 from research_studio.knowledge.documents import LoadedDocument, SkippedItem, iter_files, load_file
 from tests.fixtures import write_corpus
 
@@ -70,6 +72,42 @@ def test_bad_files_are_skipped_with_reasons(tmp_path):
     assert "zip bomb" in reasons["bomb.docx"]
     assert reasons["image.png"] == "unsupported file type .png"
     assert reasons["missing.md"] == "no such file or folder"
+
+
+def _lying_docx(path, unpacked: int, declared: int) -> None:
+    """A DOCX whose document part unpacks to ``unpacked`` bytes while its zip headers
+    (local and central) declare ``declared``."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive, \
+            archive.open("word/document.xml", "w", force_zip64=False) as member:
+        for _ in range(unpacked // 1_000_000):
+            member.write(b"0" * 1_000_000)
+    data = bytearray(path.read_bytes())
+    size = unpacked.to_bytes(4, "little")
+    for signature, offset in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+        at = data.index(signature)
+        while data[at + offset:at + offset + 4] != size:  # the data descriptor's copy aside
+            at = data.index(signature, at + 1)
+        data[at + offset:at + offset + 4] = declared.to_bytes(4, "little")
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("declared", [2_000, 300_000_000])
+def test_a_docx_lying_about_its_size_is_refused_within_bounded_memory(tmp_path, declared):
+    """Neither a header that understates the size (the bytes read are what count) nor one
+    that overstates it makes the loader hold the unpacked text: refused, memory bounded."""
+    import tracemalloc
+
+    path = tmp_path / "liar.docx"
+    _lying_docx(path, unpacked=150_000_000, declared=declared)
+    tracemalloc.start()
+    try:
+        [result] = _load(path, max_bytes=50_000_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert isinstance(result, SkippedItem), result
+    assert "zip bomb" in result.reason or "unreadable DOCX" in result.reason, result.reason
+    assert peak < 20_000_000, f"peak {peak:,} bytes while refusing"
 
 
 def test_text_too_long_and_special_files(tmp_path):

@@ -123,11 +123,17 @@ def test_uploads_cannot_escape_and_are_searchable(server, client):
     lighthouse = b"# Lighthouse\n\nThe Pharos guided sailors."
     hostile = [("files", ("../../../escape.md", lighthouse, "text/markdown")),
                ("files", ("..\\..\\also.txt", b"Fresnel lenses project a beam.", "text/plain"))]
-    response = client.post("/api/knowledge-bases/lights/documents", files=hostile)
+    broken = [("files", ("scan.pdf", b"%PDF-1.4 not really a PDF", "application/pdf"))]
+    response = client.post("/api/knowledge-bases/lights/documents", files=hostile + broken)
     assert response.status_code == 201, response.text
-    assert response.json()["files"] == ["escape.md", "also.txt"]
+    body = response.json()
+    assert body["files"] == ["escape.md", "also.txt", "scan.pdf"]
+    # a file that cannot be read is skipped with its reason, named by its relative location
+    [skipped] = body["skipped"]
+    assert skipped["location"] == "uploads/lights/scan.pdf" and "PDF" in skipped["reason"], skipped
+    assert body["documents_added"] == 2
     uploads = server.home / "uploads" / "lights"
-    assert sorted(p.name for p in uploads.iterdir()) == ["also.txt", "escape.md"]
+    assert sorted(p.name for p in uploads.iterdir()) == ["also.txt", "escape.md", "scan.pdf"]
     assert not (server.home.parent / "escape.md").exists()
     hits = client.get("/api/knowledge-bases/lights/search", params={"q": "Pharos sailors"}).json()["hits"]
     assert hits and "Pharos" in hits[0]["text"]
