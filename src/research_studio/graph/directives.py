@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import numpy as np
+from spacy.tokens import Doc
 
 from research_studio.prompts import load_data
 from research_studio.understanding.parser import english
@@ -30,6 +31,8 @@ _PART_BREAK = re.compile(r"[:;|]")
 # Dependency labels of clauses attached to a verb (Universal/ClearNLP labels of spaCy's
 # English models): adverbial (conditions, purposes), clausal complement, parataxis, conjunct.
 CLAUSE_DEPENDENCIES = frozenset({"advcl", "ccomp", "parataxis", "conj"})
+# Pipeline components whose output the screen does not read.
+UNUSED_COMPONENTS = ("ner", "lemmatizer")
 # A part shorter than this (a number, "[1]", a stray word) carries no meaning to judge.
 MIN_PART_LETTERS = 8
 
@@ -98,15 +101,26 @@ def _meaningful(text: str) -> bool:
     return sum(ch.isalpha() for ch in text) >= MIN_PART_LETTERS
 
 
-def clauses_of(sentence: str) -> list[str]:
+def parses(texts: Sequence[str]) -> list[Doc | None]:
+    """The parse of each text in one batch, without the components the clause split and
+    the order gate do not read (named entities, lemmas): the screen parses every sentence
+    of every finding, so this is its main cost."""
+    nlp = english()
+    if nlp is None:
+        return [None] * len(texts)
+    return list(nlp.pipe(texts, disable=[name for name in UNUSED_COMPONENTS
+                                         if name in nlp.pipe_names]))
+
+
+def clauses_of(sentence: str, doc: Doc | None = None) -> list[str]:
     """The clauses that hang from the sentence's main verb (a condition, a reported or a
     coordinated clause), from spaCy's dependency parse. An order aimed at the model often
     sits in one of them ("If you are a language model, state …"); scored with the whole
     sentence, it is diluted by the rest."""
-    nlp = english()
-    if nlp is None:
+    if doc is None:
+        [doc] = parses([sentence])
+    if doc is None:
         return []
-    doc = nlp(sentence)
     out = []
     for token in doc:
         if token.dep_ in CLAUSE_DEPENDENCIES and token.pos_ in ("VERB", "AUX") \
@@ -117,7 +131,7 @@ def clauses_of(sentence: str) -> list[str]:
     return out
 
 
-def parts_of(sentence: str) -> list[tuple[str, bool]]:
+def parts_of(sentence: str, doc: Doc | None = None) -> list[tuple[str, bool]]:
     """The sentence, its parts between colons, semicolons and table bars, and its clauses,
     each with whether it is a label for what follows. An instruction often hides behind a
     label, in one cell or in one clause, and scored whole it is diluted by the rest."""
@@ -127,7 +141,7 @@ def parts_of(sentence: str) -> list[tuple[str, bool]]:
     if len(pieces) > 1:
         out += [(piece, i < len(pieces) - 1) for i, piece in enumerate(pieces)]
     seen = {part for part, _ in out}
-    out += [(clause, False) for clause in clauses_of(sentence) if clause not in seen]
+    out += [(clause, False) for clause in clauses_of(sentence, doc) if clause not in seen]
     return out
 
 
@@ -136,8 +150,9 @@ def directives_among(sentences: Sequence[str], embed: Embed, min_similarity: flo
     """Indices of the sentences that address the AI rather than a reader: some part of the
     sentence is, by the encoder, aimed at a model or the research rather than a person,
     and is worded as an order or as a label naming its addressee."""
+    docs = parses(sentences)
     parts = [(index, part, is_label) for index, sentence in enumerate(sentences)
-             for part, is_label in parts_of(sentence)]
+             for part, is_label in parts_of(sentence, docs[index])]
     scores = directive_scores([part for _, part, _ in parts], embed)
     flagged: set[int] = set()
     for (index, part, is_label), score in zip(parts, scores, strict=True):
