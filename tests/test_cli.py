@@ -89,6 +89,22 @@ def test_demo_builds_python_docs_and_researches_it(tmp_path):
     assert all(sq["synthesis"] for sq in result["sub_questions"])
     cited = [s for s in result["sources"] if s["cited"]]
     assert cited and all(s["doc_id"].startswith("pydoc:") for s in cited)
+    # the Sources list reads one source per line in the terminal
+    assert not any("[S1]" in line and "[S2]" in line for line in first.stdout.splitlines()
+                   if "—" in line), first.stdout
+    # a finished session exports as a Word document that reads back with its citations linked
+    docx_path = tmp_path / "report.docx"
+    exported = run("sessions", "export", result["session_id"], "--format", "docx",
+                   "--out", str(docx_path), home=home)
+    assert "Wrote" in exported.stdout
+    import docx
+
+    document = docx.Document(str(docx_path))
+    assert document.paragraphs[0].style.name == "Heading 1"
+    assert "w:anchor=\"source_S1\"" in document.element.xml
+    unknown = run("research", "anything", "--kb", "python-docs", "--out", str(tmp_path / "r.txt"),
+                  home=home, check=False)
+    assert unknown.returncode == 2 and "use .md, .html, .pdf or .docx" in unknown.stderr
     second = run("demo", home=home)
     assert "(0 documents added)" in second.stderr, "the demo knowledge base is built once"
     hits = json.loads(run("kb", "search", "context manager __enter__ __exit__", "--kb",

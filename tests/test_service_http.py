@@ -2,10 +2,12 @@
 model: auth, bad requests, uploads, the full flow with its event stream and reconnection,
 clarification, cancel and the queue."""
 
+import io
 import json
 import re
 import time
 
+import docx
 import httpx
 import pytest
 
@@ -180,6 +182,18 @@ def test_full_flow_streams_events_in_order_and_reconnects(client):
 
     result = client.get(f"/api/research/sessions/{session_id}/results").json()
     assert result["session_id"] == session_id and result["status"] == "completed"
+
+    # the finished report as files: HTML with linked citations, a DOCX that reads back
+    export = f"/api/research/sessions/{session_id}/export"
+    page = client.get(export, params={"format": "html"})
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert f'report-{session_id}.html' in page.headers["content-disposition"]
+    assert 'href="#source-S1"' in page.text and '<li id="source-S1">' in page.text
+    word = client.get(export, params={"format": "docx"})
+    assert docx.Document(io.BytesIO(word.content)).paragraphs[0].style.name == "Heading 1"
+    assert client.get(export).text == result["report_markdown"]
+    assert client.get(export, params={"format": "rtf"}).status_code == 422
+    assert client.get("/api/research/sessions/nope/export").status_code == 404
     for key in ("query_analysis", "sub_questions", "fact_sheets", "claims", "sources",
                 "report_markdown", "metrics", "usage"):
         assert key in result

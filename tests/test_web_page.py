@@ -98,6 +98,24 @@ def test_ask_clarify_read_report_and_open_a_citation(tmp_path, browser):
         page.screenshot(path=str(SCREENSHOT), full_page=False)
         page.click("#close-source")
 
+        # the HTML export, downloaded as a user would, opens with its citations linked to
+        # the Sources entries
+        with page.expect_download() as download:
+            page.click(".export[data-format='html']")
+        exported = tmp_path / "report.html"
+        download.value.save_as(exported)
+        assert download.value.suggested_filename.endswith(".html")
+        report_page = browser.new_page()
+        report_page.goto(exported.as_uri())
+        expect(report_page.locator("h1")).to_contain_text(QUESTION)
+        link = report_page.locator("a.citation").first
+        target = link.get_attribute("href")
+        link.click()
+        assert report_page.url.endswith(target)
+        expect(report_page.locator(f"li{target}")).to_contain_text("characters")
+        assert report_page.locator("script").count() == 0
+        report_page.close()
+
         # hostile text shows as text and runs nothing
         page.select_option("#clarify", "never")
         page.select_option("#mode", "flat")

@@ -18,6 +18,7 @@ from rich.tree import Tree
 from research_studio.cli_options import HomeOption, console, err_console, guarded, state
 from research_studio.config import TEMPLATES, ResearchConfig, apply_template, load_context
 from research_studio.errors import ResearchStudioError
+from research_studio.export.formats import export_report, format_of
 from research_studio.graph.progress import apply_event, new_progress
 
 DEMO_QUESTION = ("How do context managers and the with statement work in Python, and how do "
@@ -76,11 +77,14 @@ def ask_at_terminal(payload: dict[str, Any]) -> str:
         return "/end"
 
 
+OUT_HELP = "Write the report; the suffix picks the format: .md, .html, .pdf or .docx."
+
+
 def render_result(result: dict[str, Any], json_path: Path | None, out_path: Path | None) -> None:
     if json_path:
         json_path.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
-    if out_path:
-        out_path.write_text(result["report_markdown"], encoding="utf-8")
+    if out_path and result["status"] == "completed":
+        out_path.write_bytes(export_report(result, format_of(out_path)))
     if result["status"] == "awaiting_clarification":
         pending = result.get("pending_clarification", {})
         console.print("[yellow]Waiting for a clarification:[/]")
@@ -121,7 +125,7 @@ def register(app: typer.Typer) -> None:
             "--template", help=f"One of: {', '.join(TEMPLATES)}.")] = None,
         clarify: Annotated[str, typer.Option("--clarify", help="auto, never or always.")] = "auto",
         json_out: Annotated[Path | None, typer.Option("--json", help="Write the result JSON.")] = None,
-        out: Annotated[Path | None, typer.Option("--out", help="Write the report (Markdown).")] = None,
+        out: Annotated[Path | None, typer.Option("--out", help=OUT_HELP)] = None,
         sequential: Annotated[bool, typer.Option(
             "--sequential", help="Research sub-questions one at a time, by priority.")] = False,
         home: HomeOption = None,
@@ -129,6 +133,8 @@ def register(app: typer.Typer) -> None:
         """Research a question: plan, research in parallel, verify, write a cited report."""
         from research_studio.graph.session import Hooks, new_session_id, run_research
 
+        if out:
+            format_of(out)  # a file name whose format is unknown is refused before the research
         ctx = load_context(home or state["home"])
         interactive = sys.stdin.isatty() and clarify != "never"
         try:
@@ -156,7 +162,7 @@ def register(app: typer.Typer) -> None:
         answer: Annotated[str | None, typer.Option(
             "--answer", help="Reply to a pending clarification (or /end).")] = None,
         json_out: Annotated[Path | None, typer.Option("--json", help="Write the result JSON.")] = None,
-        out: Annotated[Path | None, typer.Option("--out", help="Write the report (Markdown).")] = None,
+        out: Annotated[Path | None, typer.Option("--out", help=OUT_HELP)] = None,
         retry: Annotated[bool, typer.Option(
             "--retry", help="Run a session stopped because its process kept dying.")] = False,
         home: HomeOption = None,
@@ -164,6 +170,8 @@ def register(app: typer.Typer) -> None:
         """Continue a session interrupted by a clarification, Ctrl-C or a crash."""
         from research_studio.graph.session import Hooks, resume_research
 
+        if out:
+            format_of(out)
         ctx = load_context(home or state["home"])
         progress = Progress(enabled=err_console.is_terminal)
         hooks = Hooks(on_event=progress, ask=ask_at_terminal if sys.stdin.isatty() else None)
@@ -208,6 +216,30 @@ def register(app: typer.Typer) -> None:
         else:
             console.print(f"Session {session_id} is {row['status']} (stage {row['stage']}); "
                           f"{len(store.findings(session_id))} findings stored so far.")
+
+    @sessions_app.command("export")
+    @guarded
+    def sessions_export(
+        session_id: str,
+        fmt: Annotated[str | None, typer.Option(
+            "--format", help="md, html, pdf or docx (default: by the --out suffix, else md).")] = None,
+        out: Annotated[Path | None, typer.Option(
+            "--out", help="File to write (default: report-ID.FORMAT here).")] = None,
+        home: HomeOption = None,
+    ) -> None:
+        """Export a finished session's report (citations stay links to the sources)."""
+        from research_studio.store.backends import session_store
+
+        by_name = format_of(out) if out else None
+        if fmt and by_name and fmt != by_name:
+            raise ResearchStudioError(f"--format {fmt} does not match the file name {out.name!r}")
+        fmt = fmt or by_name or "md"
+        target = out or Path(f"report-{session_id}.{fmt}")
+        row = session_store(load_context(home or state["home"])).get(session_id)
+        if not row.get("result") or row["status"] != "completed":
+            raise ResearchStudioError(f"session {session_id} is {row['status']}: it has no report yet")
+        target.write_bytes(export_report(row["result"], fmt))
+        console.print(f"Wrote {target} ({fmt}).")
 
     @app.command()
     @guarded

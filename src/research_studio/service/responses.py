@@ -19,6 +19,8 @@ _DESCRIPTIONS: dict[int, tuple[type[BaseModel], str]] = {
     409: (ErrorMessage, "The session is not in a state that allows this."),
     413: (ErrorMessage, "The request body is larger than the configured limit."),
     422: (ValidationErrors, "The request is invalid; each problem names its location."),
+    501: (ErrorMessage, "This server cannot produce the format asked for (PDF export needs "
+                        "the optional 'pdf' extra)."),
     503: (ErrorMessage, "The server's storage cannot be used (a database that is corrupt, "
                         "truncated or not writable, a full disk); the message names it and "
                         "says what to do."),

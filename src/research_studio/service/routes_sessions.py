@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from research_studio.config import MAX_INT64
 from research_studio.errors import InvalidQuery, ResearchStudioError, StorageError
+from research_studio.export.formats import MEDIA_TYPES, ExportFormat, export_report
 from research_studio.graph.progress import new_progress
 from research_studio.graph.session import prepare_session
 from research_studio.service.responses import invalid, refusals, stream_refusals
@@ -93,6 +95,28 @@ async def get_results(row: SessionRow) -> Any:
         return JSONResponse({"detail": f"session is {row['status']}", "status": row["status"],
                              "stage": row["stage"]}, status_code=409)
     return row["result"]
+
+
+EXPORT_CONTENT = {media.split(";")[0]: {"schema": {"type": "string", "format": "binary"}}
+                  for media in MEDIA_TYPES.values()}
+
+
+@router.get("/{session_id}/export", response_class=Response,
+            responses={200: {"content": EXPORT_CONTENT, "description": "The report file."},
+                       **refusals(404, 409, 422, 501, not_complete=True)})
+async def export(row: SessionRow,
+                 fmt: Annotated[ExportFormat, Query(alias="format")] = "md") -> Response:
+    """The finished report as a file: Markdown, HTML, PDF or DOCX, citations kept as links."""
+    if row["status"] != "completed" or not row.get("result"):
+        return JSONResponse({"detail": f"session is {row['status']}", "status": row["status"],
+                             "stage": row["stage"]}, status_code=409)
+    try:
+        content = await asyncio.to_thread(export_report, row["result"], fmt)
+    except ResearchStudioError as exc:  # an export this server cannot make (PDF without WeasyPrint)
+        raise HTTPException(501, str(exc)) from None
+    name = f"report-{row['id']}.{fmt}"
+    return Response(content, media_type=MEDIA_TYPES[fmt],
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 def event_cursor(last_event_id: Annotated[str | None, Header()] = None,

@@ -67,7 +67,7 @@ class Citations:
             where = s.get("url") or s.get("location", "")
             span = f"chunk {s.get('chunk_id')}, characters {s.get('start')}–{s.get('end')}" \
                 if s.get("kind") == "kb" else f"characters {s.get('start')}–{s.get('end')}"
-            lines.append(f"[S{number}] {_clean(s.get('title', '') or sid)} — {_clean(where)} ({span})")
+            lines.append(f"- [S{number}] {_clean(s.get('title', '') or sid)} — {_clean(where)} ({span})")
         return lines
 
     def mapping(self) -> dict[str, str]:

@@ -457,10 +457,38 @@ function renderReport(result) {
   const sources = Array.isArray(result.sources) ? result.sources : [];
   state.sources = new Map(sources.map((s) => [String(s.sid), s]));
   state.claims = Array.isArray(result.claims) ? result.claims : [];
+  state.reportSessionId = result.session_id || state.sessionId;
   $('report-meta').textContent = reportMeta(result);
   $('report-body').replaceChildren(...renderMarkdown(String(result.report_markdown || '')));
   $('sources').replaceChildren(...sources.map(sourceItem));
   $('report').hidden = false;
+}
+
+// A finished report as a file: fetched with the API key, then saved by the browser.
+async function onExport(event) {
+  const button = event.target.closest('.export');
+  if (!button || !state.reportSessionId) return;
+  const format = button.dataset.format;
+  $('export-error').textContent = '';
+  button.disabled = true;
+  try {
+    const path = `/api/research/sessions/${encodeURIComponent(state.reportSessionId)}/export?format=${format}`;
+    const response = await apiFetch(path);
+    if (!response.ok) {
+      const data = await response.json().catch(() => null);
+      throw new ApiError(response.status, describeError(data, response.status));
+    }
+    const url = URL.createObjectURL(await response.blob());
+    const link = el('a', { href: url, download: `report-${state.reportSessionId}.${format}` });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  } catch (error) {
+    $('export-error').textContent = `Export failed: ${error.message}`;
+  } finally {
+    button.disabled = false;
+  }
 }
 
 function reportMeta(result) {
@@ -788,6 +816,7 @@ function init() {
   $('send-answer').addEventListener('click', () => sendClarification($('clarification-answer').value));
   $('end-clarification').addEventListener('click', () => sendClarification('/end'));
   $('report').addEventListener('click', onReportClick);
+  document.querySelector('.export-bar').addEventListener('click', onExport);
   $('close-source').addEventListener('click', closeSource);
   document.addEventListener('keydown', (event) => {
     if (event.key === 'Escape' && !$('source-panel').hidden) closeSource();

@@ -1,0 +1,77 @@
+"""Report exports (HTML, PDF, DOCX, Markdown), read back with the libraries that open them:
+citations stay links to their Sources entries, quoted HTML stays text, nothing runs."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from research_studio.errors import ResearchStudioError
+from research_studio.export.formats import export_report, format_of
+
+REPORT = """# How do tides work? &lt;script&gt;alert(1)&lt;/script&gt;
+
+*Research Studio report — flat mode, 2026-11-25 10:00 UTC*
+
+## Answer
+
+Ocean tides follow the Moon. ✓✓[S1][S2] Coral bleaches in warm water &amp; sun. ⚠[S2]
+
+## Sources
+
+- [S1] Tides &lt;img src=x onerror=alert(2)&gt; — uploads/docs/tides.md (chunk c1, characters 0–120)
+- [S2] Moon facts — https://example.org/moon (characters 10–36)
+"""
+RESULT = {"query": "How do tides work? <script>alert(1)</script>", "report_markdown": REPORT,
+          "session_id": "s1", "status": "completed"}
+
+
+def test_html_export_links_citations_and_keeps_quoted_html_as_text():
+    page = export_report(RESULT, "html").decode("utf-8")
+    assert "<script" not in page and "<img" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "&amp; sun" in page
+    assert page.count('href="#source-S1"') == 1 and page.count('href="#source-S2"') == 2
+    assert '<li id="source-S1">' in page and '<li id="source-S2">' in page
+    assert '<a href="https://example.org/moon" class="source-link">' in page
+    # a Sources entry does not link to itself
+    assert not re.search(r'<li id="source-S1"><a', page)
+
+
+def test_docx_export_reads_back_with_bookmarked_sources():
+    import docx
+
+    document = docx.Document(io.BytesIO(export_report(RESULT, "docx")))
+    styles = [p.style.name for p in document.paragraphs]
+    assert styles[0] == "Heading 1" and "Heading 2" in styles and "List Bullet" in styles
+    assert "How do tides work? <script>alert(1)</script>" in document.paragraphs[0].text
+    xml = document.element.xml
+    assert xml.count('w:anchor="source_S2"') == 2
+    assert set(re.findall(r'w:bookmarkStart w:id="\d+" w:name="([^"]+)"', xml)) == {
+        "source_S1", "source_S2"}
+    web = [r for r in document.part.rels.values() if r.is_external]
+    assert [r.target_ref for r in web] == ["https://example.org/moon"]
+
+
+def test_pdf_export_reads_back_with_internal_links():
+    pytest.importorskip("weasyprint", reason="the optional 'pdf' extra is not installed")
+    import pypdf
+
+    reader = pypdf.PdfReader(io.BytesIO(export_report(RESULT, "pdf")))
+    text = "".join("".join(page.extract_text().split()) for page in reader.pages)
+    assert "Howdotideswork?<script>alert(1)</script>" in text
+    links = [a.get_object() for page in reader.pages for a in page.get("/Annots") or []]
+    destinations = [str(link.get("/Dest")) for link in links if "/Dest" in link]
+    assert destinations.count("source-S2") == 2
+
+
+def test_markdown_export_is_the_report_and_formats_come_from_suffixes():
+    assert export_report(RESULT, "md").decode("utf-8") == REPORT
+    assert [format_of(Path(n)) for n in ("a.md", "b.HTML", "c.pdf", "d.docx")] == \
+        ["md", "html", "pdf", "docx"]
+    with pytest.raises(ResearchStudioError, match=re.escape("use .md, .html, .pdf or .docx")):
+        format_of(Path("report.txt"))
+    with pytest.raises(ResearchStudioError, match="unknown export format"):
+        export_report(RESULT, "rtf")
