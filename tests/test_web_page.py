@@ -80,6 +80,9 @@ def test_ask_clarify_read_report_and_open_a_citation(tmp_path, browser):
         assert page.locator("#status").inner_text() == "completed"
         assert page.locator("#sub-questions li.sub-question").count() >= 2
         assert page.locator("#report-body .mark").count() >= 1
+        # the report's byline is emphasis, not text between asterisks
+        expect(page.locator("#report-body em").first).to_contain_text("Research Studio report")
+        assert "*Research Studio report" not in page.locator("#report-body").inner_text()
         citation = page.locator("#report-body li button.citation").first
         sid = citation.get_attribute("data-sid")
         claim_line = citation.locator("xpath=ancestor::li[1]").inner_text()

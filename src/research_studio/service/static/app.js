@@ -560,13 +560,14 @@ function renderMarkdown(markdown) {
 }
 
 function renderInline(parent, text) {
-  const bold = /\*\*(.+?)\*\*/g;
+  const emphasis = /\*\*(.+?)\*\*|\*([^*\s](?:[^*]*[^*\s])?)\*/g;
   let last = 0;
   let match;
-  while ((match = bold.exec(text))) {
+  while ((match = emphasis.exec(text))) {
     appendTokens(parent, text.slice(last, match.index));
-    appendTokens(parent.appendChild(el('strong')), match[1]);
-    last = bold.lastIndex;
+    if (match[1] !== undefined) appendTokens(parent.appendChild(el('strong')), match[1]);
+    else appendTokens(parent.appendChild(el('em')), match[2]);
+    last = emphasis.lastIndex;
   }
   appendTokens(parent, text.slice(last));
   return parent;
