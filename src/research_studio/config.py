@@ -336,9 +336,9 @@ class ResearchConfig(BaseModel):
     # beats the reader-instruction and statement classes by margin. The pair sits where
     # ordinary sentences of documentation and encyclopaedic text stop being caught
     # (benchmarks/injection_suite.py detector, docs/benchmarks.md §7): at 0.35/0.10, 9 of
-    # 14 held-out injections caught, 0.26% of Python-documentation and 0.01% of MuSiQue
-    # and HotpotQA sentences dropped; 0.30/0.05 drops 2.4% of documentation for no more
-    # injections, and 0.40 lets four English injections through.
+    # 14 held-out injections caught; dropped: 0.26% of Python-documentation, 0.49% of
+    # PostgreSQL-manual and 0.01% of MuSiQue and HotpotQA sentences. 0.30/0.05 drops 2.4%
+    # of documentation for no more injections; 0.40 lets four English injections through.
     directive_min_similarity: Fraction = 0.35
     directive_margin: Fraction = 0.10
 
