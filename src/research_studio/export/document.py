@@ -14,6 +14,7 @@ from markdown_it.token import Token
 
 CITATION = re.compile(r"\[(S\d+)\]")
 WEB_ADDRESS = re.compile(r"https?://[^\s)]+")
+_LINKED = re.compile(f"{CITATION.pattern}|{WEB_ADDRESS.pattern}")
 
 
 def source_anchor(sid: str) -> str:
@@ -35,8 +36,7 @@ def _linked(children: list[Token], skip_first_citation: bool) -> list[Token]:
             out.append(token)
             continue
         last = 0
-        pattern = re.compile(f"{CITATION.pattern}|{WEB_ADDRESS.pattern}")
-        for match in pattern.finditer(token.content):
+        for match in _LINKED.finditer(token.content):
             if match.start() > last:
                 out.append(Token("text", "", 0, content=token.content[last:match.start()]))
             if match.group(1) and skip_first_citation and not out:

@@ -77,10 +77,9 @@ def gives_orders(sentence: str) -> bool:
     source, are none of these, so the encoder's judgement is only acted on where it
     matters. Text the English parser cannot read counts as an order: it is judged by the
     encoder alone."""
-    nlp = english()
-    if nlp is None:
+    [doc] = parses([sentence])
+    if doc is None:
         return True
-    doc = nlp(sentence)
     for token in doc:
         if token.tag_ == "MD" or "Person=2" in str(token.morph):
             return True
@@ -92,9 +91,10 @@ def gives_orders(sentence: str) -> bool:
 
 def _addresses(part: str, is_label: bool) -> bool:
     """A label (a part followed by more text) with no verb names whom the text is for."""
-    nlp = english()
-    return is_label and nlp is not None and not any(
-        token.pos_ in ("VERB", "AUX") for token in nlp(part))
+    if not is_label:
+        return False
+    [doc] = parses([part])
+    return doc is not None and not any(token.pos_ in ("VERB", "AUX") for token in doc)
 
 
 def _meaningful(text: str) -> bool:

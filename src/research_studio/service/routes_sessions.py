@@ -88,12 +88,20 @@ async def get_session(row: SessionRow) -> dict[str, Any]:
             "progress": row.get("progress") or new_progress(), "pending_clarification": pending}
 
 
+def not_complete(row: dict[str, Any]) -> JSONResponse | None:
+    """The 409 for a session whose result is not there yet (it carries the status), or
+    None once it is complete."""
+    if row["status"] == "completed" and row.get("result"):
+        return None
+    return JSONResponse({"detail": f"session is {row['status']}", "status": row["status"],
+                         "stage": row["stage"]}, status_code=409)
+
+
 @router.get("/{session_id}/results", responses=refusals(404, 409, 422, not_complete=True))
 async def get_results(row: SessionRow) -> Any:
     """The result JSON (DESIGN.md) once the session is complete."""
-    if row["status"] != "completed" or not row.get("result"):
-        return JSONResponse({"detail": f"session is {row['status']}", "status": row["status"],
-                             "stage": row["stage"]}, status_code=409)
+    if (refusal := not_complete(row)) is not None:
+        return refusal
     return row["result"]
 
 
@@ -107,9 +115,8 @@ EXPORT_CONTENT = {media.split(";")[0]: {"schema": {"type": "string", "format": "
 async def export(row: SessionRow,
                  fmt: Annotated[ExportFormat, Query(alias="format")] = "md") -> Response:
     """The finished report as a file: Markdown, HTML, PDF or DOCX, citations kept as links."""
-    if row["status"] != "completed" or not row.get("result"):
-        return JSONResponse({"detail": f"session is {row['status']}", "status": row["status"],
-                             "stage": row["stage"]}, status_code=409)
+    if (refusal := not_complete(row)) is not None:
+        return refusal
     try:
         content = await asyncio.to_thread(export_report, row["result"], fmt)
     except ResearchStudioError as exc:  # an export this server cannot make (PDF without WeasyPrint)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -110,13 +110,20 @@ class _GuardedSqliteSaver(AsyncSqliteSaver):
     def _fault(self, exc: Exception) -> StorageError:
         return fault(CHECKPOINTS, self.path, exc)
 
-    async def setup(self) -> None:
+    @contextmanager
+    def _database_errors(self) -> Iterator[None]:
+        """A database error raised inside becomes the StorageError naming the file; any
+        other error (a bug, a bad statement) passes unchanged."""
         try:
-            await super().setup()
+            yield
         except Exception as exc:
             if not is_storage_exception(exc):
                 raise
             raise self._fault(exc) from exc
+
+    async def setup(self) -> None:
+        with self._database_errors():
+            await super().setup()
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         try:
@@ -134,29 +141,17 @@ class _GuardedSqliteSaver(AsyncSqliteSaver):
 
     async def alist(self, config: RunnableConfig | None, **kwargs: Any
                     ) -> AsyncIterator[CheckpointTuple]:
-        try:
+        with self._database_errors():
             async for item in super().alist(config, **kwargs):
                 yield item
-        except Exception as exc:
-            if not is_storage_exception(exc):
-                raise
-            raise self._fault(exc) from exc
 
     async def aput(self, *args: Any, **kwargs: Any) -> RunnableConfig:
-        try:
+        with self._database_errors():
             return await super().aput(*args, **kwargs)
-        except Exception as exc:
-            if not is_storage_exception(exc):
-                raise
-            raise self._fault(exc) from exc
 
     async def aput_writes(self, *args: Any, **kwargs: Any) -> None:
-        try:
+        with self._database_errors():
             await super().aput_writes(*args, **kwargs)
-        except Exception as exc:
-            if not is_storage_exception(exc):
-                raise
-            raise self._fault(exc) from exc
 
     async def adelete_thread(self, thread_id: str) -> None:
         try:

@@ -183,17 +183,26 @@ def fault(store: Store, path: Path, exc: BaseException) -> StorageError:
         return StorageError(f"{store.what} {path} cannot be written: the disk is full; free "
                             "some space and run again")
     if code in (_PERM, _READONLY, _CANTOPEN, _IOERR) or err in _UNWRITABLE_ERRNOS:
-        folder = path if path.is_dir() else path.parent
-        while not folder.exists() and folder != folder.parent:  # the folder to be made in
-            folder = folder.parent
-        if not writable(folder):
-            return StorageError(f"folder {folder} is not writable ({store.what}): fix its "
-                                f"permissions, or {ELSEWHERE}")
+        unwritable = _unwritable_folder(path if path.is_dir() else path.parent, store.what)
+        if unwritable:
+            return unwritable
         if path.exists() and not os.access(path, os.R_OK | os.W_OK):
             return StorageError(f"{store.what} {path} is read-only: make it writable, or "
                                 f"{ELSEWHERE}")
     return StorageError(f"{store.what} {path} cannot be used ({why}): check the file and "
                         f"its folder, or {ANOTHER_HOME}")
+
+
+def _unwritable_folder(folder: Path, what: str) -> StorageError | None:
+    """The error for ``folder`` (or, when it does not exist yet, the nearest folder it would
+    be made in) when files cannot be written there; None when they can."""
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if writable(existing):
+        return None
+    return StorageError(f"folder {existing} is not writable ({what}): fix its permissions, "
+                        f"or {ELSEWHERE}")
 
 
 def folder_fault(what: str, folder: Path, exc: BaseException) -> StorageError:
@@ -203,12 +212,9 @@ def folder_fault(what: str, folder: Path, exc: BaseException) -> StorageError:
     if _errno(exc) == errno.ENOSPC:
         return StorageError(f"{what} {folder} cannot be written: the disk is full; free some "
                             "space and run again")
-    existing = folder
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not writable(existing):
-        return StorageError(f"folder {existing} is not writable ({what}): fix its "
-                            f"permissions, or {ELSEWHERE}")
+    unwritable = _unwritable_folder(folder, what)
+    if unwritable:
+        return unwritable
     return StorageError(f"{what} {folder} cannot be written ({reason(exc)}): check the "
                         f"folder, or {ANOTHER_HOME}")
 
