@@ -42,8 +42,9 @@ class ExtractiveOnly:
         return False
 
 
-def rewrite(run_file: Path, deps: ResearchDeps | None = None) -> tuple[dict, list[dict]]:
-    """The sources the writer cites for a saved run; with ``deps`` (its sentence encoder)
+def rewrite(run_file: Path, deps: ResearchDeps, resynthesize: bool = False,
+            config: dict | None = None) -> tuple[dict, list[dict], dict]:
+    """The sources the writer cites for a saved run, and its update; with ``resynthesize``
     the fact sheets and claims are rebuilt from the run's findings first."""
     result = json.loads(run_file.read_text())
     sources = {s["source_id"]: s for s in result["sources"]}
@@ -51,16 +52,15 @@ def rewrite(run_file: Path, deps: ResearchDeps | None = None) -> tuple[dict, lis
     findings = [f for sq in result["sub_questions"] for f in sq.get("findings", [])]
     sub_questions = [{k: v for k, v in sq.items() if k != "findings"} for sq in result["sub_questions"]]
     state = {"query": result["query"], "sub_questions": sub_questions, "claims": claims,
-             "sources": sources, "mode": result["mode"], "config": {}, "fact_sheets": [],
+             "sources": sources, "mode": result["mode"], "config": config or {}, "fact_sheets": [],
              "knowledge_gaps": [], "findings": findings}
-    if deps is not None:
+    if resynthesize:
         sheets, _, _ = synthesize_all(state, deps.similarity)
         state["fact_sheets"] = sheets
         state["claims"] = trust_engine(sheets, findings, sources, ResearchConfig(),
                                        deps.similarity)["claims"]
-    update = asyncio.run(write_node(state, SimpleNamespace(context=SimpleNamespace(
-        coordinator=ExtractiveOnly()))))
-    return result, [sources[sid] for sid in update["citations"].values()]
+    update = asyncio.run(write_node(state, SimpleNamespace(context=deps)))
+    return result, [sources[sid] for sid in update["citations"].values()], update
 
 
 def main() -> None:
@@ -69,17 +69,30 @@ def main() -> None:
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--resynthesize", action="store_true",
                         help="rebuild fact sheets and claims from the saved findings first")
+    parser.add_argument("--rows", default=None, metavar="A:B",
+                        help="only results rows A to B (a slice), e.g. :40 to tune and 40: to check")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                        help="a ResearchConfig field for the writer, e.g. claim_min_relevance=0.3")
     args = parser.parse_args()
+    overrides = dict(item.split("=", 1) for item in args.set)
     deps = ResearchDeps(coordinator=ExtractiveOnly(), kb=None,  # type: ignore[arg-type]
-                        web=WebSettings(provider="none")) if args.resynthesize else None
+                        web=WebSettings(provider="none"))
+
     records = {r["id"]: r for r in map(json.loads, args.dataset.read_text().splitlines()) if r}
     paragraph_text = {p["id"]: normalize_text(p["text"]) for r in records.values()
                       for p in r["paragraphs"]}
     rows = [json.loads(line) for line in (args.run_dir / "results.jsonl").read_text().splitlines()]
+    if args.rows:
+        first, _, last = args.rows.partition(":")
+        rows = rows[int(first) if first else None:int(last) if last else None]
     for mode in ("flat", "hierarchical"):
-        recall, precision, saved = [], [], []
+        recall, precision, saved, shown = [], [], [], []
         for row in (r for r in rows if r["mode"] == mode):
-            _, cited = rewrite(args.run_dir / "runs" / f"{row['id']}.{mode}.json", deps)
+            path = args.run_dir / "runs" / f"{row['id']}.{mode}.json"
+            if not path.exists():
+                continue
+            _, cited, update = rewrite(path, deps, args.resynthesize, overrides)
+            shown.append(len(update["citations"]))
             record = records[row["id"]]
             recall.append(support_recall(record, cited, paragraph_text) or 0.0)
             precision.append(citation_precision(record, cited, paragraph_text))
@@ -87,7 +100,7 @@ def main() -> None:
         if recall:
             print(f"{mode:12} n={len(recall)}  cited support recall {statistics.mean(recall):.3f} "
                   f"(evaluation: {statistics.mean(saved):.3f})  citation precision "
-                  f"{statistics.mean(precision):.3f}")
+                  f"{statistics.mean(precision):.3f}  sources cited {statistics.mean(shown):.1f}")
 
 
 if __name__ == "__main__":

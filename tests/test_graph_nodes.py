@@ -862,10 +862,69 @@ def test_section_quotas_share_exactly_the_flat_report_budget(priorities, expecte
 def test_writer_without_verified_claims_says_so():
     state = {**write_state(), "claims": [write_state()["claims"][3]]}
     update = run(write_node, state, make_deps())
-    assert "The research found no verified evidence for this question." in update["report_markdown"]
+    report = update["report_markdown"]
+    assert "holds no evidence on this question." in section(report, "Answer")
     assert update["citations"] == {}
-    assert "No sources were cited." in update["report_markdown"]
-    assert update["report_markdown"].count("- No verified evidence was found for this part.") == 2
+    assert "No sources were cited." in report and "Findings by sub-question" not in report
+    assert "- Why do coral reefs bleach?" in section(report, "What was researched")
+    assert update["evidence"]["found"] is False and update["evidence"]["verified_claims"] == 0
+
+
+OFF_TOPIC = "An object's type is accessed by the built-in function type()."
+
+
+def off_topic_claim(claim_id: str, sub_question_id: str) -> dict:
+    """A verified quote from a knowledge base about something else (Python's manual)."""
+    return {"claim_id": claim_id, "sub_question_id": sub_question_id, "status": "cross_validated",
+            "confidence": 0.95, "source_ids": ["kb:t:unused"], "text": OFF_TOPIC}
+
+
+def test_writer_leaves_out_verified_claims_that_are_not_about_the_question():
+    state = write_state()
+    state["claims"] = [*state["claims"], off_topic_claim("c005", "sq_001")]
+    update = run(write_node, state, make_deps())
+    report = update["report_markdown"]
+    assert OFF_TOPIC not in report and "kb:t:unused" not in update["citations"].values()
+    assert "Ocean tides are caused by the gravitational pull of the Moon." in report
+    assert update["evidence"]["relevant_claims"] == 3 and update["evidence"]["verified_claims"] == 4
+
+
+def test_writer_with_only_off_topic_evidence_says_the_knowledge_base_has_none():
+    state = {**write_state(), "config": {"kb": "python-docs"},
+             "claims": [off_topic_claim("c001", "sq_001"), off_topic_claim("c002", "sq_002")]}
+    update = run(write_node, state, make_deps())
+    report = update["report_markdown"]
+    answer = section(report, "Answer")
+    assert "The knowledge base “python-docs” holds no evidence on this question" in answer
+    assert "none of the 2 verified passages" in answer and OFF_TOPIC not in report
+    assert update["citations"] == {} and "No sources were cited." in report
+    assert update["evidence"]["found"] is False
+    assert update["evidence"]["sub_questions_without_evidence"] == ["sq_001", "sq_002"]
+
+
+def test_writer_names_the_part_without_evidence_and_cites_nothing_for_it():
+    state = {**write_state(), "config": {"kb": "oceans"}}
+    state["claims"] = [c for c in state["claims"] if c["sub_question_id"] == "sq_001"]
+    update = run(write_node, state, make_deps())
+    report = update["report_markdown"]
+    assert "The knowledge base “oceans” holds no evidence on “Why do coral reefs bleach?”." \
+        in section(report, "Answer")
+    part = report.split("### Why do coral reefs bleach?\n", 1)[1].split("\n#", 1)[0]
+    assert "holds no evidence on this part" in part and "[S" not in part
+    assert update["evidence"]["sub_questions_without_evidence"] == ["sq_002"]
+
+
+def test_connections_name_entities_in_the_shown_evidence_never_source_ids():
+    state = write_state()
+    state["claims"][2] = {**state["claims"][2],
+                          "text": "Warm water near the Moon-facing shore bleaches coral."}
+    state["cross_domain_patterns"] = [
+        {"pattern": "shared_source", "value": "kb:t:c1", "domains": ["sq_001", "sq_002"]},
+        {"pattern": "shared_entity", "value": "Moon", "domains": ["sq_001", "sq_002"]},
+        {"pattern": "shared_entity", "value": "Glaciers", "domains": ["sq_001", "sq_002"]}]
+    report = run(write_node, state, make_deps())["report_markdown"]
+    connections = section(report, "Connections across sub-questions")
+    assert connections.strip() == (f"- Moon links “{QUESTION}”; “Why do coral reefs bleach?”.")
 
 
 def test_capable_writer_drops_sentences_without_a_claim_citation():

@@ -213,6 +213,7 @@ class ResearchState(TypedDict, total=False):
     hallucination_score: float
     report_markdown: str
     synthesis_status: str
+    evidence: dict[str, Any]  # the relevance gate's outcome: graph.nodes.write.evidence_summary
     citations: dict[str, str]  # S1 -> source_id
     # observability
     trace: Annotated[list[dict], operator.add]

@@ -90,6 +90,7 @@ def build_result(state: ResearchState, session_id: str, status: str, wall_s: flo
             "claims_by_status": dict(Counter(c.get("status") for c in claims)),
             "decomposition_path": state.get("decomposition_path"),
             "synthesis_status": state.get("synthesis_status"),
+            "evidence": state.get("evidence", {}),
             "research_rounds": state.get("research_round", 0),
             "gap_rounds": state.get("gap_rounds", []),
             "knowledge_gaps": state.get("knowledge_gaps", []),

@@ -20,6 +20,7 @@ from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, quote_untrusted, research_query, run_config
 from research_studio.graph.nodes.domain_synthesis import group_by_domain, source_reach
 from research_studio.graph.nodes.schemas import SummaryOutput
+from research_studio.graph.relevance import claim_relevance, relevant_claims
 from research_studio.graph.text_analysis import content_terms, sentences, similar_text, term_overlap
 from research_studio.state import MARKERS, Claim, ResearchState, Source
 
@@ -118,7 +119,9 @@ def select_claims(question: str, sub_question: str, claims: list[Claim], quota: 
     that several sub-questions' research found (``reach``, see
     ``domain_synthesis.source_reach``), and skipping claims already shown under another
     section. A question term that a claim already shown states counts less, so the report
-    covers more of the question than restatements of its best-matched part."""
+    covers more of the question than restatements of its best-matched part. ``claims``
+    are the section's relevant ones (``graph.relevance``), so a section with two relevant
+    quotes shows two, not its whole quota."""
     pool = [c for c in claims if not any(similar_text(c["text"], o["text"], 0.9) for o in shown)]
     chosen: list[Claim] = []
     used = set(cited_sources)
@@ -182,24 +185,78 @@ async def model_summary(deps: ResearchDeps, question: str, claims: list[Claim],
     return " ".join(kept) or None
 
 
+def connections(patterns: list[dict], shown_by_sq: list[tuple[dict, list[Claim]]],
+                limit: int = 5) -> list[str]:
+    """Entities that the shown evidence of several sections names, with those sections.
+    A source shared by sections is provenance (the Sources list has it), not a connection
+    a reader can use, so only named entities are listed."""
+    shown_text = {sq["sub_question_id"]: " ".join(c["text"] for c in shown) for sq, shown in shown_by_sq}
+    asked = {sq["sub_question_id"]: sq["question_text"] for sq, _ in shown_by_sq}
+    lines = []
+    for pattern in patterns:
+        if pattern.get("pattern") != "shared_entity":
+            continue
+        name = pattern["value"]
+        parts = [asked[d] for d in pattern["domains"] if name in shown_text.get(d, "")]
+        if len(parts) >= 2:
+            lines.append(f"- {_clean(name)} links " + "; ".join(f"“{_clean(p)}”" for p in parts) + ".")
+    return lines[:limit]
+
+
+def evidence_place(config: ResearchConfig) -> str:
+    """Where the research looked, as the report names it."""
+    kb = f"the knowledge base “{config.kb}”" if config.kb else ""
+    if kb and config.use_web:
+        return f"{kb} and the web"
+    return kb or ("the web" if config.use_web else "the sources searched")
+
+
+def evidence_summary(verified: list[Claim], usable: list[Claim], relevance: dict[str, float],
+                     sub_questions: list[dict], config: ResearchConfig) -> dict:
+    """What the relevance gate let through, for ``metrics.evidence`` and the report."""
+    covered = {c.get("sub_question_id") for c in usable}
+    return {"found": bool(usable), "relevant_claims": len(usable),
+            "verified_claims": len(verified),
+            "closest_relevance": max(relevance.values(), default=0.0),
+            "min_relevance": config.claim_min_relevance,
+            "sub_questions_without_evidence": [sq["sub_question_id"] for sq in sub_questions
+                                               if sq["sub_question_id"] not in covered]}
+
+
+def no_evidence_answer(evidence: dict, place: str) -> str:
+    """The Answer when nothing relevant was found: said plainly, with nothing cited."""
+    found = evidence["verified_claims"]
+    if not found:
+        return f"{place[:1].upper()}{place[1:]} holds no evidence on this question."
+    return (f"{place[:1].upper()}{place[1:]} holds no evidence on this question: none of the "
+            f"{found} verified passages the research found is about it (the closest scores "
+            f"{evidence['closest_relevance']:.2f}, below the {evidence['min_relevance']:.2f} "
+            "a passage needs to be shown). Nothing is cited.")
+
+
 async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
     deps = runtime.context
     question = research_query(state)
     sources = state.get("sources", {})
-    usable = [c for c in state.get("claims", []) if c.get("status") != "unverified"]
-    usable.sort(key=lambda c: -c.get("confidence", 0.0))
+    config = run_config(state)
+    verified = [c for c in state.get("claims", []) if c.get("status") != "unverified"]
+    verified.sort(key=lambda c: -c.get("confidence", 0.0))
+    asked = {sq["sub_question_id"]: sq["question_text"] for sq in state.get("sub_questions", [])}
+    relevance = claim_relevance(question, asked, verified, deps.similarity)
+    usable = relevant_claims(verified, relevance, config.claim_min_relevance)
+    evidence = evidence_summary(verified, usable, relevance, state.get("sub_questions", []), config)
     citations = Citations(sources)
     claims_by_sq = [(sq, [c for c in usable if c.get("sub_question_id") == sq["sub_question_id"]])
                     for sq in sorted(state.get("sub_questions", []), key=lambda s: -s.get("priority", 0))]
     # the claims each section shows are chosen first: the answer integrates those and no
     # others, so it cites nothing beyond the report's claim budget
-    quotas = section_quotas([sq for sq, _ in claims_by_sq], run_config(state))
+    quotas = section_quotas([sq for sq, _ in claims_by_sq], config)
     reach = source_reach(group_by_domain(state.get("sub_questions", []), state.get("findings", [])))
     listed: list[Claim] = []
     shown_by_sq: list[tuple[dict, list[Claim]]] = []
     for sq, claims in claims_by_sq:
         shown = select_claims(question, sq["question_text"], claims, quotas[sq["sub_question_id"]],
-                              {s for c in listed for s in c["source_ids"]}, listed, reach) or claims[:1]
+                              {s for c in listed for s in c["source_ids"]}, listed, reach)
         listed += shown
         shown_by_sq.append((sq, shown))
     status = "extractive"
@@ -213,18 +270,29 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
     lines = [f"# {_clean(state['query'])[:200]}", "",
              f"*Research Studio report — {state.get('mode', 'hierarchical')} mode, "
              f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}*", "", "## Answer", ""]
-    lines.append(summary or "The research found no verified evidence for this question.")
-    lines += ["", "Markers: ✓✓ cross-validated by independent sources · ✓ verified in its source "
-              "· ⚠ single source, lower confidence.", ""]
-    if state.get("mode") == "hierarchical" or len(claims_by_sq) > 1:
+    place = evidence_place(config)
+    texts = {sq["sub_question_id"]: sq["question_text"] for sq in state.get("sub_questions", [])}
+    lines.append(summary or no_evidence_answer(evidence, place))
+    missing = [texts[sq_id] for sq_id in evidence["sub_questions_without_evidence"] if sq_id in texts]
+    if listed and missing:
+        lines += ["", f"{place[:1].upper()}{place[1:]} holds no evidence on "
+                  + "; ".join(f"“{_clean(text)}”" for text in missing) + "."]
+    if listed:
+        lines += ["", "Markers: ✓✓ cross-validated by independent sources · ✓ verified in its "
+                  "source · ⚠ single source, lower confidence."]
+    lines.append("")
+    if not listed:
+        lines += ["## What was researched", ""]
+        lines += [f"- {_clean(sq['question_text'])}" for sq, _ in claims_by_sq] + [""]
+    elif state.get("mode") == "hierarchical" or len(claims_by_sq) > 1:
         lines += ["## Findings by sub-question", ""]
-    for sq, shown in shown_by_sq:
+    for sq, shown in shown_by_sq if listed else []:
         if len(claims_by_sq) > 1:
             lines += [f"### {_clean(sq['question_text'])}", ""]
         if shown:
             lines += [f"- {claim_line(c, citations)}" for c in shown]
         else:
-            lines.append("- No verified evidence was found for this part.")
+            lines.append(f"- {place[:1].upper()}{place[1:]} holds no evidence on this part.")
         lines.append("")
     conflicts = [c for sheet in state.get("fact_sheets", []) for c in sheet.get("conflicts_resolved", [])]
     if conflicts:
@@ -233,15 +301,11 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
                   f"{c['disagreement_level']:.2f}; {len(c['resolved_from'])} findings compared)."
                   for c in conflicts]
         lines.append("")
-    patterns = state.get("cross_domain_patterns", [])
-    if patterns:
-        lines += ["## Connections across sub-questions", ""]
-        lines += [f"- {_clean(p['value'])} appears in {len(p['domains'])} parts of the research."
-                  for p in patterns[:5]]
-        lines.append("")
+    connected = connections(state.get("cross_domain_patterns", []), shown_by_sq)
+    if connected:
+        lines += ["## Connections across sub-questions", "", *connected, ""]
     lines += ["## Limitations and open gaps", ""]
     unverified = sum(1 for c in state.get("claims", []) if c.get("status") == "unverified")
-    texts = {sq["sub_question_id"]: sq["question_text"] for sq in state.get("sub_questions", [])}
     limits = [f"{_clean(g.get('reason', 'gap'))} for \"{_clean(texts.get(g['sub_question_id'], ''))}\""
               f" (confidence {g.get('confidence', 0):.2f})" for g in state.get("knowledge_gaps", [])]
     if unverified:
@@ -267,5 +331,5 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
               f"- Overall confidence: {state.get('overall_confidence', 0.0):.2f}; report synthesis: "
               f"{status}"]
     return {"report_markdown": "\n".join(lines) + "\n", "citations": citations.mapping(),
-            "synthesis_status": status, "stage": "write", "status": "completed",
+            "synthesis_status": status, "evidence": evidence, "stage": "write", "status": "completed",
             "trace": [{"node": "write", "decision": status, "cited": len(citations.numbers)}]}

@@ -1,0 +1,41 @@
+"""How relevant a verified claim is to what was asked, by the sentence encoder.
+
+The report shows a claim only when it is about its sub-question or the whole question:
+a verified quote can be true and still answer nothing (a Python-documentation sentence in a
+report on elderly consumption). Relevance is the encoder's cosine of the claim with the
+closer of the two texts, so a chain's later hop ("Anna Murray married Frederick Douglass")
+counts for its own sub-question even when it shares little with the question's wording.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from research_studio.state import Claim
+
+SimilarityFn = Callable[[list[str], list[str]], np.ndarray]
+
+
+def claim_relevance(question: str, sub_question_text: dict[str, str], claims: Sequence[Claim],
+                    similarity: SimilarityFn) -> dict[str, float]:
+    """claim_id -> cosine with its sub-question or the question, whichever is higher.
+    Every claim and every asked text is embedded once."""
+    if not claims:
+        return {}
+    asked = list(dict.fromkeys([question, *sub_question_text.values()]))
+    column = {text: i for i, text in enumerate(asked)}
+    matrix = np.asarray(similarity([c["text"] for c in claims], asked))
+    relevance: dict[str, float] = {}
+    for row, claim in enumerate(claims):
+        own = sub_question_text.get(claim.get("sub_question_id", ""), question)
+        relevance[claim["claim_id"]] = round(float(max(matrix[row, column[question]],
+                                                       matrix[row, column[own]])), 4)
+    return relevance
+
+
+def relevant_claims(claims: Sequence[Claim], relevance: dict[str, float],
+                    min_relevance: float) -> list[Claim]:
+    """The claims that pass the gate, in their given order."""
+    return [c for c in claims if relevance.get(c["claim_id"], 0.0) >= min_relevance]
