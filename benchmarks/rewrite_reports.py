@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import html
 import json
 import statistics
 import sys
@@ -28,7 +29,15 @@ from types import SimpleNamespace
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from research_studio.config import ResearchConfig, WebSettings
-from research_studio.eval.metrics import citation_precision, normalize_text, support_recall
+from research_studio.eval.metrics import (
+    answer_containment,
+    answer_text,
+    citation_precision,
+    exact_match,
+    normalize_text,
+    support_recall,
+    token_f1,
+)
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.domain_synthesis import synthesize_all
 from research_studio.graph.nodes.trust import trust_engine
@@ -86,13 +95,18 @@ def main() -> None:
         first, _, last = args.rows.partition(":")
         rows = rows[int(first) if first else None:int(last) if last else None]
     for mode in ("flat", "hierarchical"):
-        recall, precision, saved, shown = [], [], [], []
+        recall, precision, saved, shown, em, f1, in_answer = [], [], [], [], [], [], []
         for row in (r for r in rows if r["mode"] == mode):
             path = args.run_dir / "runs" / f"{row['id']}.{mode}.json"
             if not path.exists():
                 continue
             _, cited, update = rewrite(path, deps, args.resynthesize, overrides)
             shown.append(len(update["citations"]))
+            golds = records[row["id"]]["answers"]
+            own = (update.get("short_answer") or {}).get("text") or row.get("short_answer", "")
+            em.append(exact_match(own, golds))
+            f1.append(token_f1(own, golds))
+            in_answer.append(answer_containment(golds, html.unescape(answer_text(update["report_markdown"]))))
             record = records[row["id"]]
             recall.append(support_recall(record, cited, paragraph_text) or 0.0)
             precision.append(citation_precision(record, cited, paragraph_text))
@@ -100,7 +114,9 @@ def main() -> None:
         if recall:
             print(f"{mode:12} n={len(recall)}  cited support recall {statistics.mean(recall):.3f} "
                   f"(evaluation: {statistics.mean(saved):.3f})  citation precision "
-                  f"{statistics.mean(precision):.3f}  sources cited {statistics.mean(shown):.1f}")
+                  f"{statistics.mean(precision):.3f}  sources cited {statistics.mean(shown):.1f}  "
+                  f"EM {statistics.mean(em):.3f}  F1 {statistics.mean(f1):.3f}  answer in Answer "
+                  f"section {statistics.mean(in_answer):.3f}")
 
 
 if __name__ == "__main__":

@@ -214,6 +214,7 @@ class ResearchState(TypedDict, total=False):
     report_markdown: str
     synthesis_status: str
     evidence: dict[str, Any]  # the relevance gate's outcome: graph.nodes.write.evidence_summary
+    short_answer: dict[str, str] | None  # graph.answer_span.ShortAnswer, offline reports only
     citations: dict[str, str]  # S1 -> source_id
     # observability
     trace: Annotated[list[dict], operator.add]

@@ -11,7 +11,8 @@ import numpy as np
 # Quality metrics keep their names; cost metrics are reported as "<name>_mean".
 QUALITY_METRICS = (
     "support_recall_retrieved", "support_recall_cited", "citation_precision",
-    "answer_em", "answer_f1", "answer_containment", "cited_sentence_share",
+    "answer_em", "answer_f1", "answer_containment", "answer_in_answer_section",
+    "cited_sentence_share",
     "claims_verified_share", "claims_cross_validated_share", "hallucination_score",
     "decomposition_similarity", "decomposition_hop_coverage",
 )

@@ -83,6 +83,9 @@ def model_answer_extractor(settings: ModelSettings,
     """An extractor for the runner: (record, result) -> (short answer, path)."""
 
     def extract(record: dict[str, Any], result: dict[str, Any]) -> tuple[str, str]:
+        own = (result.get("short_answer") or {}).get("text")
+        if own:  # the report states its answer itself: that is the answer to score
+            return own, "report"
         return asyncio.run(extract_short_answer(settings, record["question"],
                                                 report_text(result), chat_models))
 

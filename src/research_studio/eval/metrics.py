@@ -240,6 +240,7 @@ def score_question(record: dict[str, Any], result: dict[str, Any], short_answer:
         "answer_em": exact_match(short_answer, golds),
         "answer_f1": token_f1(short_answer, golds),
         "answer_containment": answer_containment(golds, "\n".join(body_sentences(report))),
+        "answer_in_answer_section": answer_containment(golds, answer_text(report)),
         "cited_sentence_share": cited_sentence_share(report),
         **claim_shares(result.get("claims") or []),
         "hallucination_score": float((result.get("metrics") or {}).get("hallucination_score", 0.0)),

@@ -16,6 +16,7 @@ LABELS = {
     "answer_em": "answer exact match",
     "answer_f1": "answer F1",
     "answer_containment": "answer in report",
+    "answer_in_answer_section": "answer in the Answer section",
     "cited_sentence_share": "cited sentence share",
     "claims_verified_share": "claims verified",
     "claims_cross_validated_share": "claims cross-validated",

@@ -83,6 +83,7 @@ def build_result(state: ResearchState, session_id: str, status: str, wall_s: flo
         "claims": claims,
         "sources": source_rows,
         "report_markdown": state.get("report_markdown", ""),
+        "short_answer": state.get("short_answer"),
         "metrics": {
             "overall_confidence": state.get("overall_confidence", 0.0),
             "hallucination_score": state.get("hallucination_score", 0.0),

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from langgraph.runtime import Runtime
 
 from research_studio.config import ResearchConfig
+from research_studio.graph.answer_span import ShortAnswer, short_answer
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, quote_untrusted, research_query, run_config
 from research_studio.graph.nodes.domain_synthesis import group_by_domain, source_reach
@@ -147,17 +148,22 @@ def select_claims(question: str, sub_question: str, claims: list[Claim], quota: 
     return chosen
 
 
-def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: Citations) -> str:
+def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: Citations,
+                       answer: ShortAnswer | None = None) -> str:
     """Meta-synthesis without a capable model: the claim each section's selection ranked
-    first, in priority order, joined into one paragraph (integrated, not repeated)."""
+    first, in priority order, joined into one paragraph (integrated, not repeated). A
+    short answer leads, in bold, with the claim it comes from."""
     chosen: list[Claim] = []
+    if answer is not None:
+        chosen += [c for _, claims in shown_by_sq for c in claims if c["claim_id"] == answer.claim_id][:1]
     for _, claims in shown_by_sq:
         for claim in claims:
             if not any(similar_text(claim["text"], c["text"], 0.7) for c in chosen):
                 chosen.append(claim)
                 break
-    return " ".join(f"{claim_text(c, citations.sources)} {MARKERS[c['status']]}"
+    text = " ".join(f"{claim_text(c, citations.sources)} {MARKERS[c['status']]}"
                     f"{citations.cite(c['source_ids'])}" for c in chosen)
+    return f"**{_clean(answer.text)}** — {text}" if answer is not None and chosen else text
 
 
 async def model_summary(deps: ResearchDeps, question: str, claims: list[Claim],
@@ -265,8 +271,11 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
         summary = await model_summary(deps, question, sorted(listed, key=lambda c: -c.get("confidence", 0.0)),
                                       citations)
         status = "llm" if summary else "fallback_sub_answers"
+    answer = None
     if summary is None:
-        summary = extractive_summary(shown_by_sq, citations)
+        answer = short_answer(question, list(asked.values()), listed, relevance,
+                              deps.embeddings.embed_array)
+        summary = extractive_summary(shown_by_sq, citations, answer)
     lines = [f"# {_clean(state['query'])[:200]}", "",
              f"*Research Studio report — {state.get('mode', 'hierarchical')} mode, "
              f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}*", "", "## Answer", ""]
@@ -331,5 +340,6 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
               f"- Overall confidence: {state.get('overall_confidence', 0.0):.2f}; report synthesis: "
               f"{status}"]
     return {"report_markdown": "\n".join(lines) + "\n", "citations": citations.mapping(),
-            "synthesis_status": status, "evidence": evidence, "stage": "write", "status": "completed",
+            "synthesis_status": status, "evidence": evidence,
+            "short_answer": answer.to_dict() if answer else None, "stage": "write", "status": "completed",
             "trace": [{"node": "write", "decision": status, "cited": len(citations.numbers)}]}
