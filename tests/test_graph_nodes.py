@@ -965,10 +965,10 @@ def test_capable_writer_with_only_uncited_sentences_falls_back():
 
 
 def test_capable_writer_marks_a_sentence_by_its_weakest_claim():
-    summary = "The Sun and warm seas both matter [C2][C3]."
+    summary = "The Sun also pulls on the oceans, and rising sea temperatures cause coral bleaching [C2][C3]."
     update = run(write_node, write_state(), make_deps(json.dumps({"summary": summary}), strong=True))
     answer = section(update["report_markdown"], "Answer")
-    [marker] = re.findall(r"both matter ?\.? (✓✓|✓|⚠)\[S1\]\[S2\]", answer)
+    [marker] = re.findall(r"coral bleaching ?\.? (✓✓|✓|⚠)\[S1\]\[S2\]", answer)
     assert marker == "⚠"
 
 

@@ -339,6 +339,18 @@ class ResearchConfig(BaseModel):
     fuzzy_match_threshold: Fraction = 0.85
     cross_validation_similarity: Fraction = 0.8  # paraphrases score ~0.97, related facts ~0.65
     verified_confidence: Fraction = 0.6
+    # claim check (graph/claim_check.py): a claim or summary sentence a capable model worded
+    # must state no name or number its quote (or cited claims) lacks, and its sentence-
+    # encoder cosine with them must reach this. Calibrated by benchmarks/
+    # claim_check_calibration.py on 1,090 supporting sentences of HotpotQA 200 and MuSiQue
+    # 100 (docs/benchmarks.md §8): at 0.60, 4.9% of mechanically shortened and 1.2% of
+    # reworded faithful statements fail; 4.4% of sentences from another paragraph of the
+    # question and 30.5% of other sentences of the same paragraph reach it, but with the
+    # name check 0.2% and 3.5% pass (entity swaps 3.8%, number swaps 2.8%). It is the
+    # highest value failing at most 5% of faithful ones: cosine alone separates best at
+    # 0.70 (balanced accuracy 0.926), where 11% fail, among them one fact taken from a
+    # long quote ("Quinn was a realtor.", 0.59), which is how models word findings.
+    claim_text_min_similarity: Fraction = 0.6
     # prompt injection (graph/directives.py): a sentence, or one of its parts (behind a
     # label, in a table cell, a clause), worded as an order is dropped as addressed to the
     # AI when its likeness to the injected-instruction exemplars reaches min_similarity and

@@ -98,7 +98,9 @@ class Claim(TypedDict, total=False):
     finding_ids: list[str]
     source_ids: list[str]  # every source whose span supports the claim
     quote: str
-    verification: dict[str, Any]  # {source_id, method: exact|fuzzy|none, ratio, start, end}
+    # {source_id, method: exact|fuzzy|none, ratio, start, end, checked}, and text_check
+    # {passed, missing, similarity, min_similarity} when the text is not the quote
+    verification: dict[str, Any]
     status: ClaimStatus
     confidence: float
 

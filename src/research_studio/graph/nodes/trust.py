@@ -3,7 +3,10 @@ cross-validation, confidence and the hallucination score.
 
 Deterministic on purpose: a claim is a key insight's own sentence and it only counts as
 supported where its quote can be found again in a stored source, so the report writer (which
-sees nothing but claims) cannot cite text that no source contains.
+sees nothing but claims) cannot cite text that no source contains. Where a capable model
+worded the claim (its text is not its quote), the text must also say what the quote says
+(``graph/claim_check.py``: its names and numbers in the quote, its meaning close enough),
+or the claim is unverified.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import numpy as np
 from langgraph.runtime import Runtime
 
 from research_studio.config import ResearchConfig
+from research_studio.graph.claim_check import Statement, check_statements
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.text_analysis import numbers_disagree, numeric_tokens
 from research_studio.state import Claim, FactSheet, Finding, KeyInsight, ResearchState, Source
@@ -247,6 +251,22 @@ def _independent_keys(source_ids: Sequence[str], sources: dict[str, Source]) -> 
     return {independence_key(sources[sid]) for sid in source_ids if sid in sources}
 
 
+def check_claim_texts(claims: Sequence[Claim], verified: dict[str, list[str]],
+                      findings_by_id: dict[str, Finding], sources: dict[str, Source],
+                      similarity: SimilarityFn, min_similarity: float) -> dict[str, dict]:
+    """Per claim whose quote a source holds but whose text is not that quote: whether the
+    text says what the quote says (names may also come from the title of the quote's
+    source, which the model saw with the passage). Claims worded as their quote (every
+    claim offline) are not checked and cost nothing."""
+    candidates = [c for c in claims if verified.get(c["claim_id"])]
+    lead = {c["claim_id"]: findings_by_id.get(c["finding_ids"][0], {}) for c in candidates}
+    statements = [Statement(c["text"], c.get("quote", ""),
+                            sources.get(lead[c["claim_id"]].get("source_id", ""), {}).get("title", ""))
+                  for c in candidates]
+    results = check_statements(statements, similarity, min_similarity)
+    return {c["claim_id"]: result for c, result in zip(candidates, results, strict=True) if result}
+
+
 def corroborations(claims: Sequence[Claim], verified: dict[str, list[str]],
                    sources: dict[str, Source], similarity: SimilarityFn,
                    threshold: float) -> dict[str, list[str]]:
@@ -271,15 +291,17 @@ def corroborations(claims: Sequence[Claim], verified: dict[str, list[str]],
 
 def score_claim(claim: Claim, checked: dict[str, dict], extra_sources: list[str],
                 credibility: dict[str, float], sources: dict[str, Source],
-                config: ResearchConfig) -> Claim:
-    """Confidence = credibility x match ratio x finding confidence, bonus when corroborated."""
-    verified = _verified(checked)
+                config: ResearchConfig, text_check: dict | None = None) -> Claim:
+    """Confidence = credibility x match ratio x finding confidence, bonus when corroborated.
+    A claim whose text fails its check against the quote is unverified, the reason kept."""
+    verified = _verified(checked) if text_check is None or text_check["passed"] else []
+    reason = {"text_check": text_check} if text_check is not None else {}
     if not verified:
         attempts = sorted(checked.items(), key=lambda kv: -kv[1].get("ratio", 0.0))
         best_attempt = attempts[0] if attempts else (None, {"method": "none", "ratio": 0.0})
         return {**claim, "source_ids": [], "status": "unverified", "confidence": 0.0,
                 "verification": {"source_id": best_attempt[0], **best_attempt[1],
-                                 "checked": checked}}
+                                 "checked": checked, **reason}}
     best = max(verified, key=lambda sid: credibility.get(sid, 0.0) * checked[sid]["ratio"])
     base = credibility.get(best, 0.0) * checked[best]["ratio"] * claim.get(
         "confidence", DEFAULT_CONFIDENCE)
@@ -294,11 +316,12 @@ def score_claim(claim: Claim, checked: dict[str, dict], extra_sources: list[str]
         status = "single_source"
     return {**claim, "source_ids": list(dict.fromkeys([*verified, *extra_sources])),
             "status": status, "confidence": confidence,  # type: ignore[typeddict-item]
-            "verification": {"source_id": best, **checked[best], "checked": checked}}
+            "verification": {"source_id": best, **checked[best], "checked": checked, **reason}}
 
 
 def hallucination_score(claims: Sequence[Claim]) -> float:
-    """Share of claims no source supports (seed 003's '% unsupported claims')."""
+    """Share of claims no source supports (seed 003's '% unsupported claims'), a claim
+    whose wording its quote does not support included."""
     if not claims:
         return 0.0
     return round(sum(1 for c in claims if c.get("status") == "unverified") / len(claims), 3)
@@ -314,9 +337,14 @@ def trust_engine(fact_sheets: Sequence[FactSheet], findings: Sequence[Finding],
     checked = {c["claim_id"]: verify_spans(c, sources, findings_by_id, config.fuzzy_match_threshold)
                for c in claims}
     verified = {cid: _verified(results) for cid, results in checked.items()}
+    text_checks = check_claim_texts(claims, verified, findings_by_id, sources, similarity,
+                                    config.claim_text_min_similarity)
+    # a claim its quote does not support corroborates nothing
+    verified = {cid: [] if not text_checks.get(cid, {"passed": True})["passed"] else sids
+                for cid, sids in verified.items()}
     extra = corroborations(claims, verified, sources, similarity, config.cross_validation_similarity)
     scored = [score_claim(c, checked[c["claim_id"]], extra.get(c["claim_id"], []), credibility,
-                          sources, config) for c in claims]
+                          sources, config, text_checks.get(c["claim_id"])) for c in claims]
     return {"claims": scored, "source_credibility": credibility,
             "hallucination_score": hallucination_score(scored)}
 

@@ -9,6 +9,7 @@ fails, the report falls back to the sub-question answers (seed 001), with the st
 
 from __future__ import annotations
 
+import asyncio
 import html
 import re
 from datetime import UTC, datetime
@@ -17,6 +18,7 @@ from langgraph.runtime import Runtime
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.answer_span import ShortAnswer, short_answer
+from research_studio.graph.claim_check import Statement, check_statements
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, quote_untrusted, research_query, run_config
 from research_studio.graph.nodes.domain_synthesis import group_by_domain, source_reach
@@ -167,8 +169,10 @@ def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: C
 
 
 async def model_summary(deps: ResearchDeps, question: str, claims: list[Claim],
-                        citations: Citations) -> str | None:
-    """The model integrates numbered claims; sentences without a valid claim citation go."""
+                        citations: Citations, min_similarity: float) -> str | None:
+    """The model integrates numbered claims; sentences without a valid claim citation go,
+    and so do sentences that say more than the claims they cite (``claim_check``: a name
+    or number not in them, or a meaning below ``min_similarity``)."""
     numbered = claims[:20]
     listing = "\n".join(quote_untrusted(f"[C{i}]", _plain(c["text"]), 600)
                         for i, c in enumerate(numbered, start=1))
@@ -178,12 +182,19 @@ async def model_summary(deps: ResearchDeps, question: str, claims: list[Claim],
         fallback=lambda: SummaryOutput(summary=""))
     if result.path == "fallback" or not result.value.summary.strip():
         return None
-    kept = []
+    cited = []
     for sentence in sentences(result.value.summary, min_chars=5):
         refs = [int(n) for n in _CLAIM_REF.findall(sentence.text) if 0 < int(n) <= len(numbered)]
-        if not refs:
-            continue  # a sentence that cannot be tied to a claim is dropped
-        body = _clean(_CLAIM_REF.sub("", sentence.text))
+        if refs:  # a sentence that cannot be tied to a claim is dropped
+            cited.append((_CLAIM_REF.sub("", sentence.text), list(dict.fromkeys(refs))))
+    checks = await asyncio.to_thread(
+        check_statements, [Statement(text, " ".join(_plain(numbered[n - 1]["text"]) for n in refs))
+                           for text, refs in cited], deps.similarity, min_similarity)
+    kept = []
+    for (text, refs), check in zip(cited, checks, strict=True):
+        if check is not None and not check["passed"]:
+            continue
+        body = _clean(text)
         sources = [sid for n in refs for sid in numbered[n - 1]["source_ids"]]
         weakest = max((numbered[n - 1]["status"] for n in refs), key=_STRENGTH_ORDER.index)
         marker = MARKERS[weakest]
@@ -269,7 +280,7 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
     summary = None
     if listed and deps.coordinator.is_strong("high"):
         summary = await model_summary(deps, question, sorted(listed, key=lambda c: -c.get("confidence", 0.0)),
-                                      citations)
+                                      citations, config.claim_text_min_similarity)
         status = "llm" if summary else "fallback_sub_answers"
     answer = None
     if summary is None:
