@@ -40,6 +40,34 @@ def test_spans_point_into_the_original_text(registry, tmp_path):
         assert text[hit.start:hit.end] == hit.text
 
 
+def test_findings_quote_whole_sentences_where_chunks_cut_them(registry, tmp_path):
+    """Chunks overlap from any word, so most begin inside a sentence; its piece ("night
+    that the tidal rhythm of the harbour follows …") is not a claim, only whole sentences
+    are quoted."""
+    from types import SimpleNamespace
+
+    from research_studio.config import ResearchConfig
+    from research_studio.graph.nodes.execute import _kb_search
+    from research_studio.graph.nodes.findings import extractive_findings
+
+    said = [f"Log entry {i}, kept by the keepers of the lighthouse on the northern pier for "
+            f"{i + 3} generations of ships and boats{' and barges' * (i % 5)}, records every "
+            f"night that the tidal rhythm of the harbour follows the pull of the moon."
+            for i in range(30)]
+    (tmp_path / "harbour.txt").write_text(" ".join(said), encoding="utf-8")
+    kb = registry.open("cuts", create=True)
+    kb.ingest_paths([tmp_path / "harbour.txt"])
+    retrieved = _kb_search(SimpleNamespace(kb=kb), SimpleNamespace(query="tidal rhythm moon pull"),
+                           8, "sq_001")
+    assert sum(r.source["lead"] > 0 for r in retrieved) >= 3  # chunks that begin mid-sentence
+    sub_question = {"sub_question_id": "sq_001", "queries_done": [],
+                    "question_text": "Does the tidal rhythm of the harbour follow the moon?"}
+    findings = extractive_findings(sub_question, retrieved, 0, ResearchConfig(findings_per_result=10))
+    assert len(findings) >= 12
+    assert all(f["quote"] in said for f in findings), [f["quote"] for f in findings
+                                                        if f["quote"] not in said]
+
+
 def test_reingest_is_a_no_op_and_duplicates_are_stored_once(registry, corpus, tmp_path):
     kb = registry.open("dedup", create=True)
     kb.ingest_paths([corpus["md"]])

@@ -74,6 +74,13 @@ class Source(TypedDict, total=False):
     retrieval_score: float
     sub_question_ids: list[str]
     credibility: float
+    # where chunk boundaries cut ``text`` and where its table rows and code blocks lie
+    # (knowledge/structure.py): characters that end a sentence begun before the span,
+    # characters that begin one finished after it, and [start, end, kind] per block;
+    # absent for spans stored before these were recorded
+    lead: int
+    tail: int
+    blocks: list[list]
 
 
 class Finding(TypedDict, total=False):

@@ -4,12 +4,17 @@ candidate entities. These let the pipeline stay grounded when the model cannot r
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 
 from research_studio.knowledge.lexical import tokenize
+from research_studio.knowledge.structure import (
+    ROW,
+    Sentence,
+    TextBlock,
+    find_blocks,
+    sentences,
+)
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n{2,}")
 _ENTITY = re.compile(
     r"\b(?:[A-Z][\w'’.-]*(?:[ \t]+(?:of|the|de|la|von|van|and|&)?[ \t]*[A-Z][\w'’.-]*){0,4})")
 _LEADING_FILLERS = frozenset(
@@ -29,26 +34,6 @@ NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 # ("Warn That Man" for "the man …"). A loose head can win a follow-up hop even at 1.5
 # ("Mexico City" for "the most populous city": one four-hop run lost a quarter).
 ASKED_KIND_WEIGHT = 1.5
-@dataclass(frozen=True)
-class Sentence:
-    text: str
-    start: int
-    end: int
-
-
-def sentences(text: str, min_chars: int = 20) -> list[Sentence]:
-    """Sentences of ``text`` with exact offsets (``text[start:end] == sentence.text``)."""
-    out: list[Sentence] = []
-    position = 0
-    for match in [*_SENTENCE_END.finditer(text), None]:
-        end = match.start() if match else len(text)
-        raw = text[position:end]
-        stripped = raw.strip()
-        if len(stripped) >= min_chars:
-            start = position + raw.index(stripped)
-            out.append(Sentence(stripped, start, start + len(stripped)))
-        position = match.end() if match else len(text)
-    return out
 
 
 # the longest stretch read as one statement; ``evidence_units`` cuts anything longer, so
@@ -56,15 +41,12 @@ def sentences(text: str, min_chars: int = 20) -> list[Sentence]:
 PROSE_MAX_CHARS = 400
 
 
-def evidence_units(text: str, max_chars: int = PROSE_MAX_CHARS, window: int = 220,
-                   min_chars: int = 20, overlap: bool = True) -> list[Sentence]:
-    """Sentences, with any run-on stretch longer than ``max_chars`` (an infobox or a table
-    flattened into one line, which has no sentence ends) cut into word-bounded windows of
-    about ``window`` characters that overlap by half, so a fact inside it lies whole in
-    some window and can still be quoted at exact offsets (``overlap=False``: consecutive
-    windows, for counting what each part of the text names once)."""
+def _prose_units(text: str, lo: int, hi: int, max_chars: int, window: int, min_chars: int,
+                 overlap: bool) -> list[Sentence]:
+    """Sentences of ``text[lo:hi]``, run-on ones cut into windows (see ``evidence_units``)."""
     out: list[Sentence] = []
-    for sentence in sentences(text, min_chars=min_chars):
+    for found in sentences(text[lo:hi], min_chars=min_chars):
+        sentence = Sentence(found.text, lo + found.start, lo + found.end)
         if len(sentence.text) <= max_chars:
             out.append(sentence)
             continue
@@ -75,7 +57,7 @@ def evidence_units(text: str, max_chars: int = PROSE_MAX_CHARS, window: int = 22
             while last + 1 < len(words) and words[last + 1][1] - words[first][0] <= window:
                 last += 1
             start, end = sentence.start + words[first][0], sentence.start + words[last][1]
-            out.append(Sentence(text[start:end], start, end))
+            out.append(Sentence(text[start:end], start, end, "window"))
             if last == len(words) - 1:
                 break
             if not overlap:
@@ -87,6 +69,38 @@ def evidence_units(text: str, max_chars: int = PROSE_MAX_CHARS, window: int = 22
     return out
 
 
+def evidence_units(text: str, max_chars: int = PROSE_MAX_CHARS, window: int = 220,
+                   min_chars: int = 20, overlap: bool = True,
+                   blocks: Sequence[TextBlock] | None = None) -> list[Sentence]:
+    """The units a passage can be quoted by, in order, with exact offsets.
+
+    Structure first: each of ``blocks`` (the table rows and code blocks ingestion
+    recorded for the passage; when None, those ``find_blocks`` sees in the text) is one
+    unit of its kind, a code block whole (a row statement longer than ``max_chars`` is read
+    as prose). The text between blocks gives sentences, with any run-on stretch longer
+    than ``max_chars`` (an infobox or a table flattened into one line, which has no
+    sentence ends) cut into word-bounded windows of about ``window`` characters that
+    overlap by half, so a fact inside it lies whole in some window and can still be quoted
+    at exact offsets (``overlap=False``: consecutive windows, for counting what each part
+    of the text names once)."""
+    known = find_blocks(text) if blocks is None else sorted(blocks, key=lambda b: b.start)
+    out: list[Sentence] = []
+    position = 0
+    for block in [*known, None]:
+        stop = min(block.start, len(text)) if block else len(text)
+        if stop > position:
+            out.extend(_prose_units(text, position, stop, max_chars, window, min_chars, overlap))
+        if block is None:
+            break
+        start, end = max(block.start, position), min(block.end, len(text))
+        if block.kind == ROW and end - start > max_chars:
+            out.extend(_prose_units(text, start, end, max_chars, window, min_chars, overlap))
+        elif end > start and (block.kind != ROW or end - start >= min_chars):
+            out.append(Sentence(text[start:end], start, end, block.kind))
+        position = max(position, end)
+    return out
+
+
 def is_prose(text: str, max_chars: int = PROSE_MAX_CHARS) -> bool:
     """A readable statement: a few words, mostly letters, not a heading rule or code."""
     words = text.split()
@@ -94,6 +108,16 @@ def is_prose(text: str, max_chars: int = PROSE_MAX_CHARS) -> bool:
         return False
     letters = sum(ch.isalpha() or ch.isspace() for ch in text)
     return letters / len(text) >= 0.75
+
+
+def quotable(unit: Sentence, max_chars: int = PROSE_MAX_CHARS) -> bool:
+    """A unit that can stand in a report as a claim: a sentence (or window) that
+    ``is_prose``, or a table row statement of a few words (readable by construction,
+    however many of its cells are numbers); never code or a table as its source wrote it."""
+    if unit.kind == ROW:
+        return (len(unit.text.split()) >= 3 and len(unit.text) <= max_chars
+                and any(ch.isalpha() for ch in unit.text))
+    return unit.kind in ("prose", "window") and is_prose(unit.text, max_chars)
 
 
 def content_terms(text: str) -> set[str]:
@@ -190,8 +214,9 @@ def linked_entities(question: str, passages: list[str],
     scores: dict[str, float] = {}
     for rank, passage in enumerate(passages):
         # an infobox's names each count with the part of it that names them, not with
-        # the whole flattened box (which shares every term with the question)
-        for sentence in evidence_units(passage, min_chars=1, overlap=False):
+        # the whole flattened box (which shares every term with the question); a table
+        # likewise, so the text is read without its structure (``blocks=[]``)
+        for sentence in evidence_units(passage, min_chars=1, overlap=False, blocks=[]):
             overlap = len(wanted & content_terms(sentence.text))
             for entity in entities(sentence.text, limit=50):
                 if entity.lower() in asked or entity in CALENDAR_WORDS:

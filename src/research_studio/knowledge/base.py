@@ -2,6 +2,10 @@
 
 Chroma holds every chunk (text, offsets, metadata, vector), so the same knowledge base
 works from a local folder or a shared Chroma server; BM25 is rebuilt in memory from it.
+A chunk stored from now on also records where its table rows and code blocks lie and
+how much of its start and end belongs to a sentence cut by the chunk boundary
+(``lead``/``tail``, knowledge/structure.py); chunks stored before lack both and are
+read as before.
 """
 
 from __future__ import annotations
@@ -32,6 +36,13 @@ from research_studio.knowledge.documents import (
 from research_studio.knowledge.embeddings import MODEL_ID, MiniLMOnnxEmbeddings
 from research_studio.knowledge.fusion import reciprocal_rank_fusion
 from research_studio.knowledge.lexical import LexicalIndex
+from research_studio.knowledge.structure import (
+    ChunkCuts,
+    TextBlock,
+    blocks_from_json,
+    blocks_json,
+    find_blocks,
+)
 from research_studio.knowledge.vector_store import (
     COLLECTION_PREFIX,
     MiniLMChromaFunction,
@@ -50,7 +61,12 @@ MAX_QUERY_CHARS = 4000
 
 @dataclass
 class SearchHit:
-    """One retrieved chunk: the exact span of a stored source."""
+    """One retrieved chunk: the exact span of a stored source.
+
+    ``lead`` and ``tail``: characters at the start of ``text`` that end a sentence (or
+    row, or code block) begun before the chunk, and at its end that begin one finished
+    after it; ``blocks``: the table rows and code blocks in ``text``. Chunks stored before
+    these were recorded have ``lead`` and ``tail`` None and ``blocks`` None."""
 
     doc_id: str
     chunk_id: str
@@ -62,6 +78,9 @@ class SearchHit:
     end: int
     source_type: str
     kb: str
+    lead: int | None = None
+    tail: int | None = None
+    blocks: list[TextBlock] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -135,12 +154,18 @@ def validate_kb_name(name: str) -> str:
         raise ResearchStudioError(str(exc)) from None
 
 
+def _optional_int(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) else None
+
+
 def _hit(kb: str, chunk_id: str, text: str, meta: dict[str, Any], score: float) -> SearchHit:
     return SearchHit(
         doc_id=str(meta.get("doc_id", "")), chunk_id=chunk_id, title=str(meta.get("title", "")),
         location=str(meta.get("location", "")), score=round(float(score), 6), text=text,
         start=int(meta.get("start", 0)), end=int(meta.get("end", 0)),
-        source_type=str(meta.get("source_type", "")), kb=kb)
+        source_type=str(meta.get("source_type", "")), kb=kb,
+        lead=_optional_int(meta.get("lead")), tail=_optional_int(meta.get("tail")),
+        blocks=blocks_from_json(meta.get("blocks")))
 
 
 class KnowledgeBase:
@@ -326,12 +351,18 @@ class KnowledgeBase:
         metas: list[dict[str, Any]] = []
         now = datetime.now(UTC).isoformat(timespec="seconds")
         for doc, digest in documents:
+            # a document read without structure still has the fences and pipe tables
+            # its text shows, found once over the whole text rather than per chunk
+            blocks = doc.blocks if doc.blocks is not None else find_blocks(doc.text)
+            cuts = ChunkCuts(doc.text, blocks)
             for span in chunk_spans(doc.text, self.settings.chunk_size, self.settings.chunk_overlap):
                 text = doc.text[span.start:span.end]
+                lead, tail = cuts.at(span.start, span.end)
                 meta: dict[str, Any] = {
                     "doc_id": doc.doc_id, "title": doc.title, "location": doc.location,
                     "content_hash": digest, "chunk_index": span.index, "start": span.start,
                     "end": span.end, "source_type": doc.source_type, "ingested_at": now,
+                    "lead": lead, "tail": tail, "blocks": blocks_json(blocks, span.start, span.end),
                 }
                 page = doc.page_of(span.start)
                 if page is not None:

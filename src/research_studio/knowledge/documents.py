@@ -3,6 +3,21 @@
 Supported: Markdown, plain text, reStructuredText, HTML, PDF, DOCX, and JSON Lines
 records ``{"id", "title", "text"}`` (the record id becomes the document's ``doc_id``).
 A bad file never aborts an ingest: it becomes a ``SkippedItem``.
+
+HTML, Markdown and DOCX are read with their structure (``markup.py``): each table row
+becomes one statement of its header and cells on a line of its own ("Read committed —
+Dirty Read: Not possible; Nonrepeatable Read: Possible; …"), HTML code blocks and command
+synopses become fenced blocks, and ``LoadedDocument.blocks`` records where rows and code
+blocks lie, so evidence extraction quotes a row as a unit and never takes code for prose.
+Prose keeps the text its parser gives.
+
+This applies to documents ingested from now on. Chunks stored before keep their text
+(tables flattened into "| … |" lines, synopses as plain lines) and have neither a block
+record nor cut offsets (``KnowledgeBase._store``): evidence extraction then recognises
+fences and pipe-table lines in their text, and takes the first sentence of a chunk that
+does not open its document for a piece of a sentence cut by the chunk boundary.
+Re-ingesting an HTML page, or a Markdown or DOCX file with a table, stores it anew since
+its text changes; a file whose text is unchanged is left as it was stored.
 """
 
 from __future__ import annotations
@@ -17,6 +32,8 @@ import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from research_studio.knowledge.structure import TextBlock
 
 TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text", ".rst"}
 HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
@@ -44,6 +61,10 @@ class LoadedDocument:
     location: str
     source_type: str
     page_starts: list[int] = field(default_factory=list)
+    # table rows and code blocks in ``text`` (see markup.py); None: not read for structure
+    # (plain text, reStructuredText, PDF, JSON Lines), the fences and pipe tables its text
+    # shows are then found in it (structure.find_blocks)
+    blocks: list[TextBlock] | None = None
 
     @property
     def content_hash(self) -> str:
@@ -106,19 +127,26 @@ def _load_text(path: Path, data: bytes) -> list[LoadedDocument]:
     text = _decode(data)
     kind = "markdown" if path.suffix.lower() in {".md", ".markdown"} else (
         "rst" if path.suffix.lower() == ".rst" else "text")
+    blocks = None
     if kind == "markdown":
-        text = _MARKDOWN_COMMENT.sub("", text)
-    return [LoadedDocument(path.name, _first_line_title(text, path.stem), text, str(path), kind)]
+        from research_studio.knowledge.markup import render_markdown
+
+        text, blocks = render_markdown(_MARKDOWN_COMMENT.sub("", text))
+    return [LoadedDocument(path.name, _first_line_title(text, path.stem), text, str(path), kind,
+                           blocks=blocks)]
 
 
 def _load_html(path: Path, data: bytes) -> list[LoadedDocument]:
     import trafilatura
 
+    from research_studio.knowledge.markup import render_html
+
     html = _decode(data)
-    text = trafilatura.extract(html, include_comments=False, favor_recall=True) or ""
+    text, blocks = render_html(html)
     metadata = trafilatura.extract_metadata(html)
     title = (metadata.title if metadata and metadata.title else "") or path.stem
-    return [LoadedDocument(path.name, title[:_MAX_TITLE], text, str(path), "html")]
+    return [LoadedDocument(path.name, title[:_MAX_TITLE], text, str(path), "html",
+                           blocks=blocks)]
 
 
 def _load_pdf(path: Path, data: bytes) -> list[LoadedDocument]:
@@ -178,9 +206,12 @@ def _load_docx(path: Path, data: bytes) -> list[LoadedDocument]:
         raise
     except Exception as exc:  # python-docx raises several unrelated types
         raise UnusableFile(f"unreadable DOCX ({type(exc).__name__}: {exc})") from exc
-    text = "\n\n".join(p.text for p in document.paragraphs if p.text.strip())
+    from research_studio.knowledge.markup import render_docx
+
+    text, blocks = render_docx(document)
     title = document.core_properties.title or _first_line_title(text, path.stem)
-    return [LoadedDocument(path.name, title[:_MAX_TITLE], text, str(path), "docx")]
+    return [LoadedDocument(path.name, title[:_MAX_TITLE], text, str(path), "docx",
+                           blocks=blocks)]
 
 
 def iter_jsonl_records(path: Path, data: bytes) -> Iterator[LoadedDocument | SkippedItem]:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 import httpx
 
 from research_studio.config import WebSettings
 from research_studio.errors import WebUnavailable
+from research_studio.knowledge.structure import TextBlock
 from research_studio.web.addresses import check_url
 
 _TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/plain")
@@ -24,16 +25,21 @@ class FetchedPage:
     content_type: str
     size_bytes: int
     truncated: bool
+    # table rows and code blocks in ``text`` (knowledge/markup.py); None for plain text
+    blocks: list[TextBlock] | None = field(default=None)
 
 
-def _extract(body: str, content_type: str) -> tuple[str, str]:
+def _extract(body: str, content_type: str) -> tuple[str, str, list[TextBlock] | None]:
+    """Title, main text and its blocks: HTML is read as ingestion reads it."""
     if content_type.startswith("text/plain"):
-        return "", body
+        return "", body, None
     import trafilatura
 
-    text = trafilatura.extract(body, include_comments=False, favor_recall=True) or ""
+    from research_studio.knowledge.markup import render_html
+
+    text, blocks = render_html(body)
     metadata = trafilatura.extract_metadata(body)
-    return (metadata.title or "") if metadata else "", text
+    return (metadata.title or "") if metadata else "", text, blocks
 
 
 def pinned_request(url: str, address: str) -> tuple[str, dict[str, str], dict[str, str]]:
@@ -106,6 +112,7 @@ def fetch_page(url: str, settings: WebSettings) -> FetchedPage:
                     reply.close()
             except httpx.HTTPError as exc:
                 raise WebUnavailable(f"{current}: {type(exc).__name__}: {exc}") from exc
-            title, text = _extract(body.decode(encoding, errors="replace"), content_type)
-            return FetchedPage(url, current, title, text, content_type, len(body), truncated)
+            title, text, blocks = _extract(body.decode(encoding, errors="replace"), content_type)
+            return FetchedPage(url, current, title, text, content_type, len(body), truncated,
+                               blocks)
     raise WebUnavailable(f"{url}: more than {settings.max_redirects} redirects")

@@ -16,6 +16,7 @@ from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.strategy import Task
 from research_studio.graph.text_analysis import term_overlap
 from research_studio.knowledge.chunking import chunk_spans
+from research_studio.knowledge.structure import ChunkCuts, clip_blocks, find_blocks
 from research_studio.state import Source
 from research_studio.web.fetch import fetch_page
 from research_studio.web.providers import search_web
@@ -37,6 +38,10 @@ def _kb_search(deps: ResearchDeps, task: Task, k: int, sq_id: str) -> list[Retri
                         location=hit.location, url="", kb=hit.kb, doc_id=hit.doc_id,
                         chunk_id=hit.chunk_id, text=hit.text, start=hit.start, end=hit.end,
                         retrieval_score=hit.score, sub_question_ids=[sq_id])
+        if hit.lead is not None and hit.tail is not None:
+            source.update(lead=hit.lead, tail=hit.tail)
+        if hit.blocks is not None:
+            source["blocks"] = [[b.start, b.end, b.kind] for b in hit.blocks]
         out.append(Retrieved(source, rank, task.query))
     return out
 
@@ -48,6 +53,7 @@ def _web_search(deps: ResearchDeps, task: Task, sq_id: str) -> tuple[list[Retrie
     out = []
     for rank, result in enumerate(outcome.results[:3]):
         text, start, title = result.snippet, 0, result.title
+        structure: dict = {}
         try:
             page = fetch_page(result.url, deps.web)
             spans = chunk_spans(page.text, 900, 150)
@@ -55,6 +61,10 @@ def _web_search(deps: ResearchDeps, task: Task, sq_id: str) -> tuple[list[Retrie
                 best = max(spans, key=lambda s: term_overlap(task.query, page.text[s.start:s.end]))
                 text, start = page.text[best.start:best.end], best.start
                 title = page.title or title
+                blocks = page.blocks if page.blocks is not None else find_blocks(page.text)
+                lead, tail = ChunkCuts(page.text, blocks).at(best.start, best.end)
+                structure = {"lead": lead, "tail": tail, "blocks": [
+                    [b.start, b.end, b.kind] for b in clip_blocks(blocks, best.start, best.end)]}
         except WebUnavailable:
             pass  # keep the search snippet as the stored span
         if not text.strip():
@@ -63,7 +73,7 @@ def _web_search(deps: ResearchDeps, task: Task, sq_id: str) -> tuple[list[Retrie
         source = Source(source_id=f"web:{key}", kind="web", title=title[:200], location=result.url,
                         url=result.url, kb="", doc_id=result.url, chunk_id=key, text=text,
                         start=start, end=start + len(text), retrieval_score=1.0 / (1 + rank),
-                        sub_question_ids=[sq_id])
+                        sub_question_ids=[sq_id], **structure)
         out.append(Retrieved(source, rank, task.query))
     return out, None
 

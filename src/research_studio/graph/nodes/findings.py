@@ -1,9 +1,11 @@
 """Turn retrieved passages into findings, then validate them (seeds 001/003).
 
-Extractive by default: the sentences of each passage most relevant to the sub-question,
-kept with their exact offsets. With a capable model the model proposes statements with
-quotes, and only quotes found in the passage survive. Either way a finding is a pointer
-into a stored span, so nothing unsupported can enter the report.
+Extractive by default: the sentences (or table row statements) of each passage most
+relevant to the sub-question, kept with their exact offsets; never code, never a sentence
+a chunk boundary cut. With a capable model the model proposes statements with quotes, and
+only quotes found in the passage survive (a quote inside a code block stands for the
+whole block). Either way a finding is a pointer into a stored span, so nothing
+unsupported can enter the report.
 """
 
 from __future__ import annotations
@@ -18,11 +20,12 @@ from research_studio.graph.nodes.execute import Retrieved
 from research_studio.graph.nodes.schemas import FindingsOutput
 from research_studio.graph.text_analysis import (
     evidence_units,
-    is_prose,
+    quotable,
     similar_text,
     term_overlap,
 )
-from research_studio.state import Finding, SubQuestion
+from research_studio.knowledge.structure import CODE, Sentence, TextBlock, sentences
+from research_studio.state import Finding, Source, SubQuestion
 
 # Given candidate quotes, the indices of those addressed to the AI rather than a reader
 # (graph/directives.py): such sentences are never evidence.
@@ -39,6 +42,37 @@ def _confidence(rank: int, relevance: float) -> float:
     return round(0.5 * max(0.3, 1.0 - 0.12 * rank) + 0.5 * relevance, 3)
 
 
+def source_blocks(source: Source) -> list[TextBlock] | None:
+    """The table rows and code blocks ingestion recorded for a source (None: not recorded)."""
+    raw = source.get("blocks")
+    return None if raw is None else [TextBlock(int(s), int(e), str(k)) for s, e, k in raw]
+
+
+def whole_units(source: Source) -> list[Sentence]:
+    """The evidence units of a source's text that no chunk boundary cut: one starting in
+    the first ``lead`` characters ends a sentence (or row) begun before the chunk, one
+    ending in the last ``tail`` begins one finished after it. Windows of a run-on stretch
+    are parts by design: of those only the one that opens (or closes) the text at a cut is
+    left out, the others start mid-stretch wherever the chunk does. A chunk stored before
+    ``lead`` was recorded, which does not open its document, most likely begins inside a
+    sentence (chunks overlap from any word boundary), so its first sentence is taken for
+    a fragment."""
+    text = source.get("text", "")
+    units = evidence_units(text, blocks=source_blocks(source))
+    lead, tail = source.get("lead"), source.get("tail") or 0
+    if lead is None:
+        first = sentences(text, min_chars=1)[:1] if source.get("start", 0) > 0 else []
+        lead = first[0].end if first else 0
+    end = len(text) - tail
+
+    def cut(unit: Sentence) -> bool:
+        window = unit.kind == "window"
+        return ((unit.start < lead and (not window or unit.start == 0))
+                or (unit.end > end and (not window or unit.end == len(text))))
+
+    return [u for u in units if not cut(u)]
+
+
 def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], iteration: int,
                         config: ResearchConfig) -> list[Finding]:
     """The most relevant sentences of each passage; a passage's lead sentence when no
@@ -47,7 +81,7 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
     out: list[Finding] = []
     for item in retrieved:
         source = item.source
-        units = [s for s in evidence_units(source["text"]) if is_prose(s.text)]
+        units = [u for u in whole_units(source) if quotable(u)]
         scored = sorted(((0.6 * term_overlap(question, s.text) + 0.4 * term_overlap(item.query, s.text),
                           i, s) for i, s in enumerate(units)), key=lambda t: (-t[0], t[1]))
         chosen = [(score, s) for score, _, s in scored if score > 0][:config.findings_per_result]
@@ -85,6 +119,11 @@ async def llm_findings(deps: ResearchDeps, sub_question: SubQuestion, retrieved:
         if start < 0 or len(proposed.quote.strip()) < 15:
             continue
         quote = proposed.quote.strip()
+        code = next((u for u in evidence_units(item.source["text"],
+                                               blocks=source_blocks(item.source))
+                     if u.kind == CODE and u.start <= start < u.end), None)
+        if code is not None:  # code is quoted as the code block, not a piece of it
+            quote, start = code.text, code.start
         relevance = term_overlap(sub_question["question_text"], quote)
         out.append(Finding(
             finding_id=_finding_id(sub_question["sub_question_id"], item.source["source_id"], start),

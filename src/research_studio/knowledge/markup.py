@@ -1,0 +1,325 @@
+"""Structure-aware reading of HTML, Markdown and DOCX: tables become one statement per row
+and code blocks are fenced and recorded (``structure.TextBlock``); prose stays as the
+parser gives it.
+
+HTML: trafilatura picks the main content and renders prose as before; its tables are
+rewritten from its XML (rows of cells, header cells marked) and every ``<pre>`` of the page
+(code, a command synopsis, program output) becomes a fenced block of the page's own text,
+recognised by its text because trafilatura keeps some ``<pre>`` as code and turns others
+into quotes. Markdown: markdown-it-py finds pipe tables, fenced and indented code with
+their lines; tables are rewritten, everything else is kept character for character.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+from research_studio.knowledge.structure import (
+    CODE,
+    ROW,
+    StructuredText,
+    TextBlock,
+    table_statements,
+)
+
+# elements that lay text out in blocks, in trafilatura's XML and in HTML: a cell's
+# paragraphs are joined with separators, not run together
+_XML_BLOCKS = frozenset({"p", "list", "item", "head", "quote", "lb", "table", "row"})
+_HTML_BLOCKS = frozenset({"p", "div", "br", "li", "ul", "ol", "dl", "dt", "dd", "pre",
+                          "blockquote", "table", "tr", "h1", "h2", "h3", "h4", "h5", "h6"})
+_MAX_SPAN = 100  # a colspan or rowspan beyond this is an error in the page
+# A table holding another table, or a cell this long, lays out a page rather than holding
+# data: it is left as trafilatura renders it (its cells would otherwise run together).
+_LAYOUT_CELL_CHARS = 2000
+# a <pre> rendered inside one of these is inline text, not a block of its own
+_XML_INLINE_PARENTS = frozenset({"p", "head", "hi", "ref", "cell", "del"})
+
+
+def _squeeze(text: str) -> str:
+    """Text without any whitespace: how a ``<pre>`` is recognised after extraction,
+    whatever whitespace the extractor kept."""
+    return "".join(text.split())
+
+
+def _join_parts(parts: list[str]) -> str:
+    """Block parts of one table cell in one line: after a sentence end a space, else "; "."""
+    out = ""
+    for part in parts:
+        if not out:
+            out = part
+        else:
+            out += (" " if out[-1] in ".!?:;" else "; ") + part
+    return out
+
+
+def _cell_text(cell: Any, blocks: frozenset[str] = _XML_BLOCKS) -> str:
+    parts: list[str] = []
+    current: list[str] = []
+
+    def flush() -> None:
+        piece = " ".join("".join(current).split())
+        if piece:
+            parts.append(piece)
+        current.clear()
+
+    def walk(element: Any, top: bool) -> None:
+        block = not top and element.tag in blocks
+        if block:
+            flush()
+        if isinstance(element.tag, str):  # not a comment or processing instruction
+            current.append(element.text or "")
+            for child in element:
+                walk(child, False)
+        if block:
+            flush()
+        if not top:
+            current.append(element.tail or "")
+
+    walk(cell, True)
+    flush()
+    return _join_parts(parts)
+
+
+def _xml_table_rows(table: Any) -> list[tuple[list[str], bool]]:
+    rows = []
+    for row in table.iterchildren("row"):
+        cells = list(row.iterchildren("cell"))
+        if cells:
+            rows.append(([_cell_text(c) for c in cells],
+                         all(c.get("role") == "head" for c in cells)))
+    return rows
+
+
+def _span(cell: Any, name: str) -> int:
+    try:
+        return max(1, min(_MAX_SPAN, int(cell.get(name) or 1)))
+    except ValueError:
+        return 1
+
+
+def _take_carried(carried: dict[int, tuple[str, int, bool]], cells: list[str],
+                  heads: list[bool]) -> None:
+    """Fill the next columns of a row with the cells that span down into it."""
+    while len(cells) in carried:
+        text, left, head = carried.pop(len(cells))
+        if left > 1:
+            carried[len(cells)] = (text, left - 1, head)
+        cells.append(text)
+        heads.append(head)
+
+
+def _html_table_rows(table: Any) -> list[tuple[list[str], bool]]:
+    """A page's table as rows of cells on its grid: a cell spanning rows repeats in each;
+    a header cell spanning columns names each of them, a data cell stands in the first.
+    A row is a header row when it is in ``<thead>`` or all its cells are ``<th>``."""
+    rows: list[tuple[list[str], bool]] = []
+    carried: dict[int, tuple[str, int, bool]] = {}  # column: (text, rows left, header)
+    for tr in table.iter("tr"):
+        if next(tr.iterancestors("table"), None) is not table:
+            continue  # a row of a nested table
+        cells: list[str] = []
+        heads: list[bool] = []
+        in_head = tr.getparent().tag == "thead"
+        for cell in tr:
+            if cell.tag not in ("td", "th"):
+                continue
+            _take_carried(carried, cells, heads)
+            text = _cell_text(cell, _HTML_BLOCKS)
+            head = in_head or cell.tag == "th"
+            down = _span(cell, "rowspan")
+            for k in range(_span(cell, "colspan")):
+                value = text if k == 0 or head else ""
+                if down > 1:
+                    carried[len(cells)] = (value, down - 1, head)
+                cells.append(value)
+                heads.append(head)
+        _take_carried(carried, cells, heads)
+        if cells:
+            rows.append((cells, all(heads)))
+    return rows
+
+
+def render_html(html: str) -> tuple[str, list[TextBlock]]:
+    """The main content of a page as text and its blocks (rows and code); "" when
+    trafilatura finds no content."""
+    import trafilatura
+    from lxml import etree
+    from trafilatura.xml import xmltotxt
+
+    tree = trafilatura.load_html(html)
+    if tree is None:
+        return "", []
+    # read from the page before trafilatura cleans the tree: its <pre> text as written,
+    # and its tables with their header rows and spans (trafilatura's XML keeps neither)
+    preformatted: dict[str, str] = {}
+    for pre in tree.iter("pre"):
+        raw = pre.text_content()
+        preformatted.setdefault(_squeeze(raw), raw)
+    page_tables: dict[str, list[str] | None] = {}
+    for table in tree.iter("table"):
+        layout = next(table.iterdescendants("table"), None) is not None
+        page_tables.setdefault(_squeeze(table.text_content()),
+                               None if layout else table_statements(_html_table_rows(table)))
+    document = trafilatura.bare_extraction(tree, include_comments=False, favor_recall=True)
+    body = getattr(document, "body", None)
+    if body is None:
+        return "", []
+    nonce = uuid.uuid4().hex[:12]
+    placed: list[tuple[str, Any]] = []
+
+    def place(element: Any, kind: str, payload: Any) -> None:
+        marker = etree.Element("p")
+        marker.text = f"Z{nonce}B{len(placed)}Q"
+        marker.tail = element.tail
+        element.getparent().replace(element, marker)
+        placed.append((kind, payload))
+
+    for table in list(body.iter("table")):
+        if table.getparent() is not None and not any(
+                a.tag == "table" for a in table.iterancestors()):
+            key = _squeeze("".join(table.itertext()))
+            statements = (page_tables[key] if key in page_tables
+                          else table_statements(_xml_table_rows(table)))
+            if statements is not None and all(len(s) <= _LAYOUT_CELL_CHARS for s in statements):
+                place(table, ROW, statements)
+    for element in list(body.iter("code", "quote")):
+        parent = element.getparent()
+        if parent is None or parent.tag in _XML_INLINE_PARENTS or not _attached(element, body):
+            continue
+        raw = preformatted.get(_squeeze("".join(element.itertext())))
+        if raw is not None and raw.strip():
+            place(element, CODE, raw)
+    flat = xmltotxt(body, include_formatting=False)
+    out = StructuredText()
+    position = 0
+    for match in re.finditer(rf"Z{nonce}B(\d+)Q", flat):
+        out.prose(unicodedata.normalize("NFC", flat[position:match.start()]))
+        kind, payload = placed[int(match.group(1))]
+        if kind == ROW:
+            out.rows([unicodedata.normalize("NFC", s) for s in payload])
+        else:
+            out.code(unicodedata.normalize("NFC", payload))
+        position = match.end()
+    out.prose(unicodedata.normalize("NFC", flat[position:]))
+    return out.text(), out.blocks
+
+
+def _attached(element: Any, root: Any) -> bool:
+    """Still in the tree under ``root`` (not inside a block already replaced)."""
+    return any(a is root for a in element.iterancestors())
+
+
+# ---- Markdown --------------------------------------------------------------------------------
+def _inline_text(token: Any) -> str:
+    pieces = []
+    for child in token.children or []:
+        if child.type in ("text", "code_inline"):
+            pieces.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            pieces.append(" ")
+        elif child.type == "image":
+            pieces.append(_inline_text(child))
+    return " ".join("".join(pieces).split())
+
+
+def _markdown_table(tokens: list[Any], start: int) -> tuple[list[tuple[list[str], bool]], int]:
+    """The rows of the table opening at ``tokens[start]`` and the index of its close."""
+    rows: list[tuple[list[str], bool]] = []
+    cells: list[str] = []
+    header = False
+    index = start + 1
+    while tokens[index].type != "table_close":
+        token = tokens[index]
+        if token.type == "thead_open":
+            header = True
+        elif token.type == "tbody_open":
+            header = False
+        elif token.type == "tr_open":
+            cells = []
+        elif token.type == "inline":
+            cells.append(_inline_text(token))
+        elif token.type == "tr_close":
+            rows.append((cells, header))
+        index += 1
+    return rows, index
+
+
+def _markdown_regions(text: str) -> Iterator[tuple[int, int, str, list[str]]]:
+    """(first line, line after the last, kind, row statements) of each top-most table
+    and code block, in order."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    reached = 0
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if token.type == "table_open" and token.map:
+            rows, index = _markdown_table(tokens, index)
+            if token.map[0] >= reached:
+                reached = token.map[1]
+                yield token.map[0], token.map[1], ROW, table_statements(rows)
+        elif token.type in ("fence", "code_block") and token.map and token.map[0] >= reached:
+            reached = token.map[1]
+            yield token.map[0], token.map[1], CODE, []
+        index += 1
+
+
+def render_markdown(text: str) -> tuple[str, list[TextBlock]]:
+    """Markdown with each pipe table rewritten as row statements, one a line; code
+    blocks (fenced or indented) kept as written and recorded."""
+    # lines as markdown-it counts them: "\n" ends a line ("\r\n" keeps its "\r" here)
+    lines = re.findall(r"[^\n]*\n|[^\n]+$", text)
+    out: list[str] = []
+    length = 0
+    blocks: list[TextBlock] = []
+    line = 0
+    for first, after, kind, statements in _markdown_regions(text):
+        kept = "".join(lines[line:first])
+        out.append(kept)
+        length += len(kept)
+        region = "".join(lines[first:after])
+        ending = region[len(region.rstrip("\r\n")):]
+        if kind == CODE:
+            body = region.rstrip("\r\n")
+            lead = len(body) - len(body.lstrip())
+            blocks.append(TextBlock(length + lead, length + len(body), CODE))
+            out.append(region)
+            length += len(region)
+        else:
+            for statement in statements:
+                blocks.append(TextBlock(length, length + len(statement), ROW))
+                length += len(statement) + 1
+            written = "\n".join(statements) + ending
+            length += len(ending) - 1 if statements else len(ending)
+            out.append(written)
+        line = after
+    out.append("".join(lines[line:]))
+    return "".join(out), blocks
+
+
+# ---- DOCX ------------------------------------------------------------------------------------
+def render_docx(document: Any) -> tuple[str, list[TextBlock]]:
+    """A python-docx document's paragraphs and tables in order: paragraphs as before
+    (blank-line separated), each table as row statements, its first row the header."""
+    from docx.table import Table
+
+    out = StructuredText()
+    for item in document.iter_inner_content():
+        if isinstance(item, Table):
+            rows = []
+            for number, row in enumerate(item.rows):
+                cells, previous = [], None
+                for cell in row.cells:  # a merged cell repeats: read it once
+                    if cell._tc is not previous:
+                        cells.append(cell.text)
+                    previous = cell._tc
+                rows.append((cells, number == 0 and len(item.rows) > 1))
+            out.rows(table_statements(rows))
+        elif item.text.strip():
+            out.prose(item.text)
+    return out.text(), out.blocks

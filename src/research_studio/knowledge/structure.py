@@ -1,0 +1,261 @@
+"""Structure in a document's text: sentences, table rows and code blocks, with offsets.
+
+Ingestion (``documents.py``) writes every table row as one readable statement of its
+header and cells ("Read committed — Dirty Read: Not possible; Nonrepeatable Read:
+Possible; …") on a line of its own, and every code block or command synopsis as a fenced
+block; ``TextBlock`` records where each lies in the stored text. Evidence extraction
+quotes a row as one unit, never takes code for a prose claim, and never takes a sentence
+cut by a chunk boundary for a whole one (``ChunkCuts``).
+
+Text without recorded blocks (documents ingested before this module, plain text, PDF,
+web pages) is read by ``find_blocks``: fenced code and lines of a pipe table
+("| a | b |") are recognised in the text itself.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+import textwrap
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+CODE = "code"  # a fenced code block or synopsis: quoted only as the whole block
+ROW = "row"  # one table row written as a statement: quoted as a unit
+TABLE = "table"  # a table as its source wrote it ("| a | b |" lines): never a claim
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n{2,}")
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})(.*)$", re.M)
+_PIPE_LINE = re.compile(r"^[ \t]*\|.*\|[ \t]*$", re.M)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A stretch of text with exact offsets: ``text[start:end] == sentence.text``.
+
+    ``kind`` is "prose" (a sentence), "window" (a part of a run-on stretch), or a block
+    kind (``CODE``, ``ROW``, ``TABLE``)."""
+
+    text: str
+    start: int
+    end: int
+    kind: str = "prose"
+
+
+@dataclass(frozen=True)
+class TextBlock:
+    """A code block, a table row statement or a source table at ``[start, end)``."""
+
+    start: int
+    end: int
+    kind: str
+
+
+def sentences(text: str, min_chars: int = 20) -> list[Sentence]:
+    """Sentences of ``text`` with exact offsets (``text[start:end] == sentence.text``)."""
+    out: list[Sentence] = []
+    position = 0
+    for match in [*_SENTENCE_END.finditer(text), None]:
+        end = match.start() if match else len(text)
+        raw = text[position:end]
+        stripped = raw.strip()
+        if len(stripped) >= min_chars:
+            start = position + raw.index(stripped)
+            out.append(Sentence(stripped, start, start + len(stripped)))
+        position = match.end() if match else len(text)
+    return out
+
+
+def _line_end(text: str, position: int) -> int:
+    end = text.find("\n", position)
+    return len(text) if end == -1 else end
+
+
+def find_blocks(text: str) -> list[TextBlock]:
+    """Code fences and pipe-table lines written in ``text``: a fence runs to the next
+    fence of the same character at least as long (or to the end of the text: a chunk may
+    end inside one); consecutive "| … |" lines are one source table."""
+    blocks: list[TextBlock] = []
+    fences = list(_FENCE.finditer(text))
+    i = 0
+    while i < len(fences):
+        opener = fences[i]
+        marker = opener.group(1)
+        close = next((j for j in range(i + 1, len(fences))
+                      if fences[j].group(1)[0] == marker[0]
+                      and len(fences[j].group(1)) >= len(marker)
+                      and not fences[j].group(2).strip()), None)
+        start = opener.start() + len(opener.group(0)) - len(opener.group(0).lstrip())
+        end = fences[close].end() if close is not None else len(text.rstrip())
+        blocks.append(TextBlock(start, end, CODE))
+        i = close + 1 if close is not None else len(fences)
+    in_code = [(b.start, b.end) for b in blocks]
+    run: list[re.Match[str]] = []
+    for line in [*_PIPE_LINE.finditer(text), None]:
+        if line is not None and run and text[run[-1].end():line.start()] == "\n":
+            run.append(line)
+            continue
+        if run:
+            start = run[0].start() + len(run[0].group(0)) - len(run[0].group(0).lstrip())
+            end = run[-1].start() + len(run[-1].group(0).rstrip())
+            if not any(lo <= start < hi for lo, hi in in_code):
+                blocks.append(TextBlock(start, end, TABLE))
+        run = [line] if line is not None else []
+    return sorted(blocks, key=lambda b: b.start)
+
+
+def clip_blocks(blocks: Iterable[TextBlock], start: int, end: int) -> list[TextBlock]:
+    """The blocks overlapping ``[start, end)``, clipped to it, relative to ``start``."""
+    return [TextBlock(max(b.start, start) - start, min(b.end, end) - start, b.kind)
+            for b in blocks if b.start < end and b.end > start]
+
+
+def blocks_json(blocks: Iterable[TextBlock], start: int, end: int) -> str:
+    """``clip_blocks`` as compact JSON (a chunk's metadata value)."""
+    return json.dumps([[b.start, b.end, b.kind] for b in clip_blocks(blocks, start, end)],
+                      separators=(",", ":"))
+
+
+def blocks_from_json(raw: object) -> list[TextBlock] | None:
+    """``blocks_json``'s output read back; None when there is none (older chunks)."""
+    if not isinstance(raw, str):
+        return None
+    try:
+        return [TextBlock(int(s), int(e), str(k)) for s, e, k in json.loads(raw)]
+    except (ValueError, TypeError):
+        return None
+
+
+def segments(text: str, blocks: Iterable[TextBlock] | None = None) -> list[tuple[int, int]]:
+    """Every unit of ``text`` in order: each block, and each sentence between blocks."""
+    known = find_blocks(text) if blocks is None else sorted(blocks, key=lambda b: b.start)
+    out: list[tuple[int, int]] = []
+    position = 0
+    for block in [*known, None]:
+        stop = block.start if block else len(text)
+        if stop > position:
+            out.extend((position + s.start, position + s.end)
+                       for s in sentences(text[position:stop], min_chars=1))
+        if block:
+            out.append((block.start, block.end))
+            position = max(position, block.end)
+    return out
+
+
+class ChunkCuts:
+    """Where chunks of one document cut a unit (a sentence, a row, a code block) in two.
+
+    ``at(start, end)`` gives ``(lead, tail)``: the number of characters at the start of
+    the chunk ``text[start:end]`` that end a unit begun before it, and at its end that
+    begin a unit finished after it. A unit inside those stretches is a fragment."""
+
+    def __init__(self, text: str, blocks: Iterable[TextBlock] | None = None) -> None:
+        units = segments(text, blocks)
+        self._starts = [s for s, _ in units]
+        self._ends = [e for _, e in units]
+
+    def at(self, start: int, end: int) -> tuple[int, int]:
+        lead = tail = 0
+        i = bisect.bisect_right(self._starts, start) - 1
+        if i >= 0 and self._starts[i] < start < self._ends[i]:
+            lead = min(self._ends[i], end) - start
+        j = bisect.bisect_right(self._ends, end)
+        if j < len(self._ends) and self._starts[j] < end < self._ends[j]:
+            tail = end - max(self._starts[j], start)
+        return lead, tail
+
+
+# ---- writing structured text -------------------------------------------------------------
+def _fence_for(code: str) -> str:
+    longest = max((len(m.group(0)) for m in re.finditer(r"`{3,}", code)), default=2)
+    return "`" * (longest + 1)
+
+
+def row_statement(header: Sequence[str], cells: Sequence[str]) -> str:
+    """One table row as a statement: "label — Header: cell; Header: cell". The first
+    cell names the row; a table without a header row, or of one column, lists its
+    cells."""
+    if not header or len(cells) < 2:
+        return "; ".join(c for c in cells if c)
+    names = [*header, *[""] * (len(cells) - len(header))]
+    pairs = "; ".join(f"{name}: {cell}" if name else cell
+                      for name, cell in zip(names[1:], cells[1:], strict=False) if cell)
+    label = cells[0]
+    if label and pairs:
+        return f"{label} — {pairs}"
+    return label or pairs
+
+
+def table_statements(rows: Sequence[tuple[Sequence[str], bool]]) -> list[str]:
+    """Statements for a table's rows, each given as ``(cells, is_header_row)``: leading
+    header rows name the columns (several are joined per column); a later header row of
+    several cells names them from there on; data rows become ``row_statement``s."""
+    header: list[str] = []
+    out: list[str] = []
+    leading = True
+    for cells, is_header in rows:
+        cells = [" ".join(c.split()) for c in cells]
+        if is_header and (leading or len([c for c in cells if c]) > 1):
+            if leading and header:
+                header = [" ".join(dict.fromkeys(p for p in (a, b) if p))
+                          for a, b in zip([*header, *[""] * len(cells)], cells, strict=False)]
+            else:
+                header = list(cells)
+            continue
+        leading = False
+        statement = row_statement(header, cells)
+        if statement:
+            out.append(statement)
+    return out
+
+
+class StructuredText:
+    """Builds a document's text from prose, table rows and code blocks, separated by
+    blank lines, recording each row's and code block's offsets."""
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self._length = 0
+        self.blocks: list[TextBlock] = []
+
+    def _append(self, piece: str) -> int:
+        if self._length:
+            self._parts.append("\n\n")
+            self._length += 2
+        start = self._length
+        self._parts.append(piece)
+        self._length += len(piece)
+        return start
+
+    def prose(self, text: str) -> None:
+        text = text.strip()
+        if text:
+            self._append(text)
+
+    def rows(self, statements: Sequence[str]) -> None:
+        lines = [" ".join(s.split()) for s in statements]
+        lines = [line for line in lines if line]
+        if not lines:
+            return
+        position = self._append("\n".join(lines))
+        for line in lines:
+            self.blocks.append(TextBlock(position, position + len(line), ROW))
+            position += len(line) + 1
+
+    def code(self, code: str, info: str = "") -> None:
+        lines = textwrap.dedent(code.expandtabs(8)).splitlines()
+        while lines and not lines[0].strip():
+            lines.pop(0)
+        while lines and not lines[-1].strip():
+            lines.pop()
+        if not lines:
+            return
+        body = "\n".join(line.rstrip() for line in lines)
+        fence = _fence_for(body)
+        block = f"{fence}{info}\n{body}\n{fence}"
+        start = self._append(block)
+        self.blocks.append(TextBlock(start, start + len(block), CODE))
+
+    def text(self) -> str:
+        return "".join(self._parts)

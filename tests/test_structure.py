@@ -1,0 +1,375 @@
+"""Structure-aware ingestion: tables become row statements, code and synopses fenced
+blocks, recorded with exact offsets; evidence extraction quotes rows as units and never
+takes code for prose or a chunk-cut sentence for a whole one."""
+
+from pathlib import Path
+
+import pytest
+
+from research_studio.config import ResearchConfig
+from research_studio.graph.nodes.execute import Retrieved
+from research_studio.graph.nodes.findings import extractive_findings, whole_units
+from research_studio.graph.nodes.trust import locate_quote
+from research_studio.graph.text_analysis import evidence_units, quotable
+from research_studio.knowledge.documents import LoadedDocument, load_file
+from research_studio.knowledge.structure import (
+    CODE,
+    ROW,
+    TABLE,
+    ChunkCuts,
+    TextBlock,
+    blocks_from_json,
+    blocks_json,
+    find_blocks,
+    table_statements,
+)
+
+LIMITS = {"max_bytes": 1_000_000, "max_chars": 1_000_000}
+PG_HTML = Path("/usr/share/doc/postgresql-doc-15/html")
+
+# modelled on PostgreSQL 15's transaction-iso.html: the table of Table 13.1 as the manual
+# writes it (thead, a centred header, <code> in cells) inside enough prose to be content
+ISOLATION_PAGE = """<html><head><title>Transaction Isolation</title></head><body>
+<div class="navheader"><table width="100%" summary="Navigation header"><tr>
+<td><a href="mvcc-intro.html">Prev</a></td><td><a href="mvcc.html">Up</a></td></tr></table></div>
+<div class="sect1"><h2 class="title">13.2. Transaction Isolation</h2>
+<p>The SQL standard defines four levels of transaction isolation. The most strict is
+Serializable, which is defined by the standard in a paragraph which says that any concurrent
+execution of a set of Serializable transactions is guaranteed to produce the same effect as
+running them one at a time in some order.</p>
+<p>The SQL standard and PostgreSQL-implemented transaction isolation levels are described
+in Table 13.1.</p>
+<div class="table" id="MVCC-ISOLEVEL-TABLE"><p class="title"><strong>Table 13.1. Transaction
+Isolation Levels</strong></p><div class="table-contents"><table class="table"
+summary="Transaction Isolation Levels" border="1"><colgroup><col /><col /><col /><col /><col />
+</colgroup><thead><tr><th>Isolation Level</th><th>Dirty Read</th><th>Nonrepeatable Read</th>
+<th>Phantom Read</th><th>Serialization Anomaly</th></tr></thead><tbody>
+<tr><td>Read uncommitted</td><td>Allowed, but not in PG</td><td>Possible</td><td>Possible</td>
+<td>Possible</td></tr>
+<tr><td>Read committed</td><td>Not possible</td><td>Possible</td><td>Possible</td>
+<td>Possible</td></tr>
+<tr><td>Repeatable read</td><td>Not possible</td><td>Not possible</td>
+<td>Allowed, but not in PG</td><td>Possible</td></tr>
+<tr><td>Serializable</td><td>Not possible</td><td>Not possible</td><td>Not possible</td>
+<td>Not possible</td></tr></tbody></table></div></div>
+<p>In PostgreSQL, you can request any of the four standard transaction isolation levels,
+but internally only three distinct isolation levels are implemented, i.e., PostgreSQL's
+Read Uncommitted mode behaves like Read Committed.</p>
+<p>The table also shows that PostgreSQL's Repeatable Read implementation does not allow
+phantom reads. This is acceptable under the SQL standard because the standard specifies
+which anomalies must not occur at certain isolation levels.</p></div></body></html>"""
+
+READ_COMMITTED = ("Read committed — Dirty Read: Not possible; Nonrepeatable Read: Possible; "
+                  "Phantom Read: Possible; Serialization Anomaly: Possible")
+
+# modelled on sql-vacuum.html: a refsynopsisdiv with a <pre class="synopsis">, whose
+# placeholders are <em class="replaceable"><code>…</code></em>
+TABLE_AND_COLUMNS = '<em class="replaceable"><code>table_and_columns</code></em>'
+VACUUM_PAGE = f"""<html><head><title>VACUUM</title></head><body><div class="refentry">
+<div class="refnamediv"><h2>VACUUM</h2><p>VACUUM — garbage-collect and optionally analyze
+a database</p></div>
+<div class="refsynopsisdiv"><h2>Synopsis</h2><pre class="synopsis">
+VACUUM [ ( <em class="replaceable"><code>option</code></em> [, ...] ) ] [ {TABLE_AND_COLUMNS} [, ...] ]
+VACUUM [ FULL ] [ FREEZE ] [ VERBOSE ] [ ANALYZE ] [ {TABLE_AND_COLUMNS} [, ...] ]
+
+<span class="phrase">where <em class="replaceable"><code>option</code></em> can be one of:</span>
+
+    FULL [ <em class="replaceable"><code>boolean</code></em> ]
+    FREEZE [ <em class="replaceable"><code>boolean</code></em> ]
+</pre></div>
+<div class="refsect1"><h2>Description</h2><p><code class="command">VACUUM</code> reclaims
+storage occupied by dead tuples. In normal PostgreSQL operation, tuples that are deleted or
+obsoleted by an update are not physically removed from their table; they remain present
+until a <code class="command">VACUUM</code> is done.</p>
+<p>Plain <code class="command">VACUUM</code> (without <code class="literal">FULL</code>)
+simply reclaims space and makes it available for re-use. <code class="command">VACUUM
+FULL</code> rewrites the entire contents of the table into a new disk file with no extra
+space, allowing unused space to be returned to the operating system.</p></div>
+<div class="refsect1"><h2>Examples</h2><p>To clean a single table, analyze it for the
+optimizer and print a detailed vacuum activity report:</p>
+<pre class="programlisting">
+VACUUM (VERBOSE, ANALYZE) onek;
+</pre></div></div></body></html>"""
+
+MARKDOWN = """# Isolation levels
+
+PostgreSQL implements three distinct isolation levels.
+
+| Isolation Level | Dirty Read | Phantom Read |
+|-----------------|------------|--------------|
+| Read committed  | Not possible | `Possible` |
+| Serializable    | Not possible | Not possible |
+
+Run the command below to vacuum a table and print a report.
+
+```sql
+VACUUM [ FULL ] [ FREEZE ] [ VERBOSE ] [ ANALYZE ] [ table_and_columns [, ...] ]
+```
+
+The end of the page says nothing more about vacuuming at all.
+"""
+
+
+def _load(path: Path) -> LoadedDocument:
+    [doc] = list(load_file(path, **LIMITS))
+    assert isinstance(doc, LoadedDocument), doc
+    return doc
+
+
+def _block_texts(doc: LoadedDocument, kind: str) -> list[str]:
+    return [doc.text[b.start:b.end] for b in doc.blocks or [] if b.kind == kind]
+
+
+def _retrieved(doc: LoadedDocument, query: str) -> Retrieved:
+    """The whole document as one stored span, with its blocks as a chunk records them."""
+    source = {"source_id": "kb:t:c1", "kind": "kb", "title": doc.title, "text": doc.text,
+              "start": 0, "lead": 0, "tail": 0,
+              "blocks": [[b.start, b.end, b.kind] for b in doc.blocks or []]}
+    return Retrieved(source, 0, query)
+
+
+def _sub_question(text: str) -> dict:
+    return {"sub_question_id": "sq_001", "question_text": text, "queries_done": []}
+
+
+# ---- HTML ------------------------------------------------------------------------------------
+def test_html_table_rows_become_statements_quoted_as_units(tmp_path):
+    path = tmp_path / "transaction-iso.html"
+    path.write_text(ISOLATION_PAGE, encoding="utf-8")
+    doc = _load(path)
+    rows = _block_texts(doc, ROW)
+    assert rows == [
+        "Read uncommitted — Dirty Read: Allowed, but not in PG; Nonrepeatable Read: Possible; "
+        "Phantom Read: Possible; Serialization Anomaly: Possible",
+        READ_COMMITTED,
+        "Repeatable read — Dirty Read: Not possible; Nonrepeatable Read: Not possible; "
+        "Phantom Read: Allowed, but not in PG; Serialization Anomaly: Possible",
+        "Serializable — Dirty Read: Not possible; Nonrepeatable Read: Not possible; "
+        "Phantom Read: Not possible; Serialization Anomaly: Not possible"]
+    assert f"\n{READ_COMMITTED}\n" in doc.text  # one row a line
+    assert "|" not in doc.text and "Prev" not in doc.text  # no pipe rows, no navigation
+    # prose stays prose, in its own paragraphs
+    assert "Read Uncommitted mode behaves like Read Committed." in doc.text
+    units = evidence_units(doc.text, blocks=doc.blocks)
+    row_units = [u for u in units if u.kind == ROW]
+    assert [u.text for u in row_units] == rows and all(quotable(u) for u in row_units)
+    [finding, *_] = extractive_findings(
+        _sub_question("Is a nonrepeatable read possible at Read committed isolation?"),
+        [_retrieved(doc, "read committed nonrepeatable read")], 0, ResearchConfig())
+    assert finding["quote"] == READ_COMMITTED
+    assert doc.text[finding["quote_start"]:finding["quote_end"]] == READ_COMMITTED
+    located = locate_quote(finding["quote"], doc.text, 0.9)
+    assert (located["method"], located["start"]) == ("exact", finding["quote_start"])
+
+
+def test_html_synopsis_and_code_are_fenced_blocks_never_claims(tmp_path):
+    path = tmp_path / "sql-vacuum.html"
+    path.write_text(VACUUM_PAGE, encoding="utf-8")
+    doc = _load(path)
+    synopsis, example = _block_texts(doc, CODE)
+    assert synopsis == (
+        "```\n"
+        "VACUUM [ ( option [, ...] ) ] [ table_and_columns [, ...] ]\n"
+        "VACUUM [ FULL ] [ FREEZE ] [ VERBOSE ] [ ANALYZE ] [ table_and_columns [, ...] ]\n"
+        "\n"
+        "where option can be one of:\n"
+        "\n"
+        "    FULL [ boolean ]\n"
+        "    FREEZE [ boolean ]\n"
+        "```")
+    assert example == "```\nVACUUM (VERBOSE, ANALYZE) onek;\n```"
+    assert f"\n\n{synopsis}\n\n" in doc.text
+    units = evidence_units(doc.text, blocks=doc.blocks)
+    assert [u.text for u in units if u.kind == CODE] == [synopsis, example]
+    assert not any("[ FULL ]" in u.text for u in units if u.kind != CODE)
+    question = "What do VACUUM FULL, FREEZE, VERBOSE and ANALYZE options do?"
+    findings = extractive_findings(_sub_question(question),
+                                   [_retrieved(doc, "vacuum full freeze verbose analyze")], 0,
+                                   ResearchConfig(findings_per_result=5))
+    assert findings and not any("[" in f["quote"] or "```" in f["quote"] for f in findings)
+    assert any("FULL rewrites the entire contents" in f["quote"] for f in findings)
+
+
+def test_html_header_rows_and_spans_name_every_column(tmp_path):
+    """A two-row header with rowspan and colspan (explicit-locking.html's conflict table)."""
+    page = ("<html><body><article><p>Conflicting lock modes are shown in the table below, "
+            "which lists for each requested mode the modes it conflicts with.</p>"
+            "<table><thead><tr><th rowspan='2'>Requested Lock Mode</th>"
+            "<th colspan='2'>Existing Lock Mode</th></tr>"
+            "<tr><th>ROW SHARE</th><th>EXCLUSIVE</th></tr></thead><tbody>"
+            "<tr><td>ROW SHARE</td><td> </td><td>X</td></tr>"
+            "<tr><td>EXCLUSIVE</td><td>X</td><td>X</td></tr></tbody></table>"
+            "<p>Two transactions cannot hold locks of conflicting modes on the same table "
+            "at the same time.</p></article></body></html>")
+    path = tmp_path / "locks.html"
+    path.write_text(page, encoding="utf-8")
+    assert _block_texts(_load(path), ROW) == [
+        "ROW SHARE — Existing Lock Mode EXCLUSIVE: X",
+        "EXCLUSIVE — Existing Lock Mode ROW SHARE: X; Existing Lock Mode EXCLUSIVE: X"]
+
+
+def test_a_layout_table_keeps_its_prose(tmp_path):
+    """A table that lays out a page (a cell holding paragraphs and another table) is not
+    data: its text is read as prose, not run together into row statements."""
+    article = " ".join(f"Lighthouse keepers trimmed the wicks of the lamps every night {i}."
+                       for i in range(40))
+    page = (f"<html><body><table><tr><td><p>{article}</p><table><tr><td>Home</td>"
+            f"<td>News</td></tr></table></td><td>Menu</td></tr></table></body></html>")
+    path = tmp_path / "layout.html"
+    path.write_text(page, encoding="utf-8")
+    doc = _load(path)
+    assert "trimmed the wicks of the lamps every night 7." in doc.text
+    assert not any("wicks" in row for row in _block_texts(doc, ROW))
+    assert any(u.text.startswith("Lighthouse keepers trimmed") and quotable(u)
+               for u in evidence_units(doc.text, blocks=doc.blocks))
+
+
+@pytest.mark.skipif(not (PG_HTML / "transaction-iso.html").exists(),
+                    reason="PostgreSQL 15 manual not installed")
+def test_the_real_postgresql_pages():
+    iso = _load(PG_HTML / "transaction-iso.html")
+    assert READ_COMMITTED in _block_texts(iso, ROW)
+    assert not any(line.lstrip().startswith("|") for line in iso.text.splitlines())
+    vacuum = _load(PG_HTML / "sql-vacuum.html")
+    [synopsis, *_] = _block_texts(vacuum, CODE)
+    assert synopsis.startswith("```\nVACUUM [ ( option [, ...] ) ]")
+    assert "    INDEX_CLEANUP { AUTO | ON | OFF }\n" in synopsis
+
+
+# ---- Markdown and DOCX -----------------------------------------------------------------------
+def test_markdown_pipe_table_becomes_rows_and_fenced_code_is_kept(tmp_path):
+    path = tmp_path / "isolation.md"
+    path.write_text(MARKDOWN, encoding="utf-8")
+    doc = _load(path)
+    assert doc.text == MARKDOWN.replace(
+        "| Isolation Level | Dirty Read | Phantom Read |\n"
+        "|-----------------|------------|--------------|\n"
+        "| Read committed  | Not possible | `Possible` |\n"
+        "| Serializable    | Not possible | Not possible |\n",
+        "Read committed — Dirty Read: Not possible; Phantom Read: Possible\n"
+        "Serializable — Dirty Read: Not possible; Phantom Read: Not possible\n")
+    assert _block_texts(doc, ROW) == [
+        "Read committed — Dirty Read: Not possible; Phantom Read: Possible",
+        "Serializable — Dirty Read: Not possible; Phantom Read: Not possible"]
+    fence = ("```sql\nVACUUM [ FULL ] [ FREEZE ] [ VERBOSE ] [ ANALYZE ] "
+             "[ table_and_columns [, ...] ]\n```")
+    assert _block_texts(doc, CODE) == [fence]
+    units = evidence_units(doc.text, blocks=doc.blocks)
+    assert [(u.kind, u.text[:22]) for u in units] == [  # the heading is too short a unit
+        ("prose", "PostgreSQL implements "),
+        (ROW, "Read committed — Dirty"), (ROW, "Serializable — Dirty R"),
+        ("prose", "Run the command below "), (CODE, "```sql\nVACUUM [ FULL ]"),
+        ("prose", "The end of the page sa")]
+    assert all(doc.text[u.start:u.end] == u.text for u in units)
+
+
+def test_markdown_without_tables_or_code_is_unchanged(tmp_path):
+    text = "# Tides\n\nTides rise twice a day.\n\n    indented code\n\nThe Moon pulls.\n"
+    path = tmp_path / "tides.md"
+    path.write_text(text, encoding="utf-8")
+    doc = _load(path)
+    assert doc.text == text
+    assert _block_texts(doc, CODE) == ["indented code"]
+
+
+def test_docx_tables_become_row_statements(tmp_path):
+    import docx
+
+    document = docx.Document()
+    document.add_paragraph("Storage sizes of the integer types.")
+    table = document.add_table(rows=3, cols=3)
+    for row, cells in zip(table.rows, [("Name", "Storage Size", "Range"),
+                                       ("smallint", "2 bytes", "-32768 to +32767"),
+                                       ("integer", "4 bytes", "-2147483648 to +2147483647")],
+                          strict=True):
+        for cell, value in zip(row.cells, cells, strict=True):
+            cell.text = value
+    document.add_paragraph("The type integer is the common choice.")
+    path = tmp_path / "types.docx"
+    document.save(path)
+    doc = _load(path)
+    assert doc.text == ("Storage sizes of the integer types.\n\n"
+                        "smallint — Storage Size: 2 bytes; Range: -32768 to +32767\n"
+                        "integer — Storage Size: 4 bytes; Range: -2147483648 to +2147483647\n\n"
+                        "The type integer is the common choice.")
+    assert len(_block_texts(doc, ROW)) == 2
+
+
+# ---- structure in text without a record, chunk cuts -------------------------------------------
+def test_fences_and_pipe_tables_are_found_in_text_without_a_record():
+    """Chunks stored before ingestion recorded blocks: their text still shows them."""
+    text = ("Table 13.1. Transaction Isolation Levels\n"
+            "| Isolation Level | Dirty Read | \n|---|---|\n| Read committed | Not possible | \n"
+            "In PostgreSQL, you can request any of the four standard isolation levels.\n\n"
+            "```\nVACUUM [ FULL ] [ FREEZE ] [ VERBOSE ]\n```\n\nThe end of the text here.")
+    kinds = [(b.kind, text[b.start:b.end][:5]) for b in find_blocks(text)]
+    assert kinds == [(TABLE, "| Iso"), (CODE, "```\nV")]
+    units = evidence_units(text)
+    assert [u.text for u in units if quotable(u)] == [
+        "In PostgreSQL, you can request any of the four standard isolation levels.",
+        "The end of the text here."]
+    unclosed = "Intro sentence before the code starts.\n\n```\nVACUUM [ FULL ]\nVACUUM [ FREEZE ]"
+    assert [b.kind for b in find_blocks(unclosed)] == [CODE]  # a chunk ends inside a fence
+
+
+def test_table_statements_without_header_and_of_one_column():
+    assert table_statements([(["a", "b"], False), (["c", ""], False)]) == ["a; b", "c"]
+    assert table_statements([(["Function"], True), (["lower(text)", ], False)]) == ["lower(text)"]
+    assert table_statements([(["", "Min", "Max"], True), (["int2", "-32768", "32767"], False)]) \
+        == ["int2 — Min: -32768; Max: 32767"]
+
+
+def test_blocks_round_trip_through_chunk_metadata():
+    blocks = [TextBlock(5, 20, ROW), TextBlock(30, 90, CODE)]
+    assert blocks_from_json(blocks_json(blocks, 10, 50)) == [TextBlock(0, 10, ROW),
+                                                               TextBlock(20, 40, CODE)]
+    assert blocks_from_json(None) is None and blocks_from_json("not json") is None
+
+
+def test_chunk_cuts_mark_the_sentence_pieces_at_both_ends():
+    text = ("One whole sentence stands here first. The second sentence is cut by the chunk "
+            "boundary. A third sentence is whole. The fourth one ends the text after the cut.")
+    cuts = ChunkCuts(text)
+    start = text.index("sentence is cut")
+    end = text.index(" the text after")
+    lead, tail = cuts.at(start, end)
+    chunk = text[start:end]
+    assert chunk[:lead] == "sentence is cut by the chunk boundary."
+    assert chunk[len(chunk) - tail:] == "The fourth one ends"
+    assert cuts.at(0, len(text)) == (0, 0)
+    source = {"text": chunk, "start": start, "lead": lead, "tail": tail}
+    assert [u.text for u in whole_units(source)] == ["A third sentence is whole."]
+
+
+def test_a_chunk_stored_without_cut_offsets_drops_its_first_sentence_unless_it_opens_the_document():
+    text = "continues a sentence from the chunk before it. Tides rise twice a day in every ocean."
+    later = {"source_id": "kb:t:c2", "kind": "kb", "title": "Tides", "text": text, "start": 750}
+    assert [u.text for u in whole_units(later)] == ["Tides rise twice a day in every ocean."]
+    first = {**later, "start": 0}
+    assert len(whole_units(first)) == 2
+
+
+def test_a_model_quote_inside_a_code_block_is_quoted_as_the_block():
+    import asyncio
+    import json
+
+    from research_studio.config import ModelSettings, ModelSpec, WebSettings
+    from research_studio.graph.deps import ResearchDeps
+    from research_studio.graph.nodes.findings import llm_findings
+    from research_studio.models.coordinator import ModelCoordinator
+    from tests.conftest import scripted
+
+    block = "```\nVACUUM [ FULL ] [ FREEZE ] [ VERBOSE ]\nVACUUM (VERBOSE, ANALYZE) onek;\n```"
+    text = f"VACUUM reclaims storage occupied by dead tuples.\n\n{block}\n\nThe end of the page."
+    source = {"source_id": "kb:t:c1", "kind": "kb", "title": "VACUUM", "text": text,
+              "start": 0, "lead": 0, "tail": 0,
+              "blocks": [[text.index(block), text.index(block) + len(block), CODE]]}
+    reply = json.dumps({"findings": [{"statement": "VACUUM takes FULL, FREEZE and VERBOSE.",
+                                      "quote": "VACUUM [ FULL ] [ FREEZE ]", "source_number": 1}]})
+    coordinator = ModelCoordinator(ModelSettings(models={"embedded": ModelSpec(capability="strong")}),
+                                   chat_models={"embedded": scripted(reply)})
+    deps = ResearchDeps(coordinator=coordinator, kb=None, web=WebSettings(provider="none"))
+    [finding] = asyncio.run(llm_findings(deps, _sub_question("What options does VACUUM take?"),
+                                         [Retrieved(source, 0, "vacuum options")], 0))
+    assert finding["quote"] == block
+    assert text[finding["quote_start"]:finding["quote_end"]] == block
