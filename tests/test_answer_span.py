@@ -1,0 +1,79 @@
+"""The offline short answer: what a question asks for, and the entity that answers it."""
+
+from __future__ import annotations
+
+import pytest
+
+from research_studio.graph.answer_span import asked_phrase, asked_type, short_answer
+from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
+
+EMBED = MiniLMOnnxEmbeddings().embed_array
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("In which city was Ada Lovelace born?", "place"),
+    ("How many moons does Jupiter have?", "number"),
+    ("What year did the Berlin Wall fall?", "date"),
+    ("Who composed the opera that premiered at La Fenice in 1853?", "person"),
+    ("How does garbage collection reclaim cyclic references?", "explanation"),
+    ("Compare B-tree and GIN indexes.", "explanation"),
+])
+def test_asked_type_reads_the_asking_words(question, expected):
+    assert asked_type(question, EMBED) == expected
+
+
+def test_asked_phrase_keeps_the_question_word_and_its_noun():
+    assert asked_phrase("What county shares a border with the county where Tenement was founded?") \
+        .startswith("What county")
+    # the relative "which" of a nested clause does not make this a question about a network
+    assert asked_type("When is the show coming to the network which is based in New York?",
+                      EMBED) == "date"
+
+
+def claim(claim_id: str, text: str) -> dict:
+    return {"claim_id": claim_id, "text": text, "source_ids": ["kb:t:1"], "status": "verified"}
+
+
+def test_short_answer_is_the_new_entity_of_the_asked_type_in_the_most_relevant_claim():
+    claims = [claim("c1", "The Globe Theatre was built in 1599 by Shakespeare's company."),
+              claim("c2", "Hamlet was written by William Shakespeare around 1600.")]
+    relevance = {"c1": 0.35, "c2": 0.72}
+    answer = short_answer("Who wrote Hamlet?", [], claims, relevance, EMBED)
+    assert answer is not None and answer.text == "William Shakespeare" and answer.claim_id == "c2"
+    assert answer.answer_type == "person"
+    # a name the plan already uses (a chain's bridge) is not the answer
+    bridged = short_answer("Who wrote Hamlet?", ["William Shakespeare — who wrote Hamlet?"],
+                           claims, relevance, EMBED)
+    assert bridged is None
+
+
+def test_no_short_answer_for_a_question_that_asks_for_no_single_thing():
+    claims = [claim("c1", "Python's garbage collector was added by Neil Schemenauer in 2000.")]
+    assert short_answer("How does garbage collection reclaim cyclic references?", [], claims,
+                        {"c1": 0.6}, EMBED) is None
+
+
+def test_offline_report_leads_with_the_short_answer_and_the_claim_it_comes_from():
+    import asyncio
+    from types import SimpleNamespace
+
+    from research_studio.config import ModelSettings, WebSettings
+    from research_studio.graph.deps import ResearchDeps
+    from research_studio.graph.nodes.write import write_node
+    from research_studio.models.coordinator import ModelCoordinator
+
+    question = "Who wrote Hamlet?"
+    text = "Hamlet was written by William Shakespeare around 1600."
+    state = {"query": question, "mode": "flat", "config": {"kb": "plays"},
+             "sub_questions": [{"sub_question_id": "sq_001", "question_text": question, "priority": 1.0}],
+             "sources": {"kb:t:1": {"source_id": "kb:t:1", "kind": "kb", "title": "Hamlet",
+                                    "location": "hamlet.txt", "chunk_id": "1", "text": text,
+                                    "start": 0, "end": len(text)}},
+             "claims": [{**claim("c1", text), "sub_question_id": "sq_001", "confidence": 0.7}]}
+    deps = ResearchDeps(coordinator=ModelCoordinator(ModelSettings()), kb=None,
+                        web=WebSettings(provider="none"))
+    update = asyncio.run(write_node(state, SimpleNamespace(context=deps)))
+    answer = update["report_markdown"].split("## Answer\n\n", 1)[1].split("\n", 1)[0]
+    assert answer.startswith("**William Shakespeare** — Hamlet was written by William Shakespeare")
+    assert answer.endswith("[S1]")
+    assert update["short_answer"] == {"text": "William Shakespeare", "type": "person", "claim_id": "c1"}
