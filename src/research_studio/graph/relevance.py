@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from research_studio.graph.text_analysis import entities
 from research_studio.state import Claim
 
 SimilarityFn = Callable[[list[str], list[str]], np.ndarray]
@@ -39,3 +40,17 @@ def relevant_claims(claims: Sequence[Claim], relevance: dict[str, float],
                     min_relevance: float) -> list[Claim]:
     """The claims that pass the gate, in their given order."""
     return [c for c in claims if relevance.get(c["claim_id"], 0.0) >= min_relevance]
+
+
+def bridged_claims(question: str, claims: Sequence[Claim], passing: Sequence[Claim],
+                   relevance: dict[str, float], floor: float) -> list[Claim]:
+    """Claims below the gate but above ``floor`` that name an entity a passing claim names
+    and the question does not: the next hop of a chain (the publisher's wife is found
+    through the publisher's name, which the question never says)."""
+    asked = question.lower()
+    bridges = {name for claim in passing for name in entities(claim["text"])
+               if name.lower() not in asked}
+    chosen = {c["claim_id"] for c in passing}
+    return [c for c in claims if c["claim_id"] not in chosen
+            and relevance.get(c["claim_id"], 0.0) >= floor
+            and any(name in c["text"] for name in bridges)]

@@ -23,7 +23,7 @@ from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, quote_untrusted, research_query, run_config
 from research_studio.graph.nodes.domain_synthesis import group_by_domain, source_reach
 from research_studio.graph.nodes.schemas import SummaryOutput
-from research_studio.graph.relevance import claim_relevance, relevant_claims
+from research_studio.graph.relevance import bridged_claims, claim_relevance, relevant_claims
 from research_studio.graph.text_analysis import content_terms, sentences, similar_text, term_overlap
 from research_studio.state import MARKERS, Claim, ResearchState, Source
 
@@ -261,6 +261,7 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
     asked = {sq["sub_question_id"]: sq["question_text"] for sq in state.get("sub_questions", [])}
     relevance = claim_relevance(question, asked, verified, deps.similarity)
     usable = relevant_claims(verified, relevance, config.claim_min_relevance)
+    usable += bridged_claims(question, verified, usable, relevance, config.claim_bridge_min_relevance)
     evidence = evidence_summary(verified, usable, relevance, state.get("sub_questions", []), config)
     citations = Citations(sources)
     claims_by_sq = [(sq, [c for c in usable if c.get("sub_question_id") == sq["sub_question_id"]])
