@@ -77,3 +77,18 @@ def test_offline_report_leads_with_the_short_answer_and_the_claim_it_comes_from(
     assert answer.startswith("**William Shakespeare** — Hamlet was written by William Shakespeare")
     assert answer.endswith("[S1]")
     assert update["short_answer"] == {"text": "William Shakespeare", "type": "person", "claim_id": "c1"}
+
+
+@pytest.mark.parametrize("question", [
+    "Are Parents and Madame Figaro published in the same country?",  # yes/no
+    "Which film is newer, The Apple Dumpling Gang or Heavyweights?",  # its own alternatives
+])
+def test_no_entity_answer_for_yes_no_questions_or_questions_that_offer_the_choice(question):
+    claims = [claim("c1", "Heavyweights is a 1995 film directed by Steven Brill in Minnesota.")]
+    assert short_answer(question, [], claims, {"c1": 0.6}, EMBED) is None
+
+
+def test_a_possessive_ending_is_not_part_of_the_answer():
+    claims = [claim("c1", "The committee was chaired by Nelson Rockefeller's brother, who led it.")]
+    answer = short_answer("Who chaired the committee?", [], claims, {"c1": 0.7}, EMBED)
+    assert answer is not None and answer.text == "Nelson Rockefeller"

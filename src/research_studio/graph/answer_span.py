@@ -53,17 +53,18 @@ def _exemplar_matrix(embed: Embed) -> tuple[list[str], np.ndarray]:
     return labels, embed(texts)
 
 
-def asked_phrase(question: str) -> str:
+def asked_phrase(question: str) -> str | None:
     """The words that say what is asked: the question word with the noun it determines
     ("What year", "Which county") or the verb it hangs from ("Who married", "When is").
     The rest of a multi-hop question describes the thing asked for and would pull the
-    encoder towards its own subject ("… the network which …" is not asking for a network)."""
+    encoder towards its own subject ("… the network which …" is not asking for a network).
+    None without a question word: a yes/no question or an instruction asks for no thing."""
     doc = parse(question)
     if doc is None:
         return question
     asking = next((t for t in doc if t.tag_ in _QUESTION_TAGS), None)
     if asking is None:
-        return question
+        return None
     head = asking.head
     if head.pos_ in ("NOUN", "PROPN") and head.i > asking.i:
         return doc[asking.i:head.i + 1].text
@@ -75,8 +76,11 @@ def asked_phrase(question: str) -> str:
 
 def asked_type(question: str, embed: Embed) -> str:
     """The answer type whose exemplar questions are nearest to what ``question`` asks."""
+    phrase = asked_phrase(question)
+    if phrase is None:
+        return NO_SINGLE_THING
     labels, matrix = _exemplar_matrix(embed)
-    row = matrix @ embed([asked_phrase(question)])[0]
+    row = matrix @ embed([phrase])[0]
     best, best_score = NO_SINGLE_THING, -1.0
     for name in dict.fromkeys(labels):
         mine = np.sort(row[[i for i, label in enumerate(labels) if label == name]])[::-1]
@@ -92,10 +96,22 @@ def _named_in(name: str, asked: str) -> bool:
     return bool(words) and f" {words} " in f" {asked} "
 
 
+def offers_alternatives(question: str) -> bool:
+    """"Which is higher, A or B?": names joined by the disjunction in the parse. Its answer
+    is one of the question's own names, decided by comparing evidence, which an entity
+    the question does not name can never be."""
+    doc = parse(question)
+    return doc is not None and any(t.dep_ == "cc" and t.lower_ == "or"
+                                   and t.head.pos_ in ("NOUN", "PROPN") for t in doc)
+
+
 def short_answer(question: str, asked_texts: Sequence[str], claims: Sequence[Claim],
                  relevance: dict[str, float], embed: Embed) -> ShortAnswer | None:
     """The entity that answers ``question`` from ``claims`` (most relevant first), or None
-    when the question asks for no single thing or no claim names one of its type."""
+    when the question asks for no single thing, offers its own alternatives, or no claim
+    names an entity of its type."""
+    if offers_alternatives(question):
+        return None
     answer_type = asked_type(question, embed)
     labels = set(answer_types()[answer_type]["labels"])
     nlp = english()
@@ -106,5 +122,7 @@ def short_answer(question: str, asked_texts: Sequence[str], claims: Sequence[Cla
     for claim, doc in zip(ranked, nlp.pipe([c["text"] for c in ranked]), strict=True):
         for entity in doc.ents:
             if entity.label_ in labels and not _named_in(entity.text, asked):
-                return ShortAnswer(entity.text, answer_type, claim["claim_id"])
+                # "Nelson Rockefeller's": the possessive ending is not part of the name
+                words = entity[:-1] if len(entity) > 1 and entity[-1].tag_ == "POS" else entity
+                return ShortAnswer(words.text, answer_type, claim["claim_id"])
     return None
