@@ -28,9 +28,9 @@ from research_studio.knowledge.base import KnowledgeBaseRegistry
 from research_studio.knowledge.demo import DEMO_KB, python_docs_documents
 
 
-def tasks(path: Path, limit: int) -> list[str]:
+def tasks(path: Path, offset: int, limit: int) -> list[str]:
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return [row["prompt"] for row in rows if row.get("language", "en") == "en"][:limit]
+    return [row["prompt"] for row in rows if row.get("language", "en") == "en"][offset:offset + limit]
 
 
 async def run_all(home: Path, questions: list[str]) -> list[dict]:
@@ -46,10 +46,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("tasks", type=Path, help="DeepResearch Bench tasks (JSON Lines)")
     parser.add_argument("--limit", type=int, default=5)
+    parser.add_argument("--offset", type=int, default=0, help="tasks to skip first")
     parser.add_argument("--home", type=Path, help="default: a temporary folder")
     args = parser.parse_args()
     home = args.home or Path(tempfile.mkdtemp(prefix="off-topic-"))
-    questions = tasks(args.tasks, args.limit)
+    questions = tasks(args.tasks, args.offset, args.limit)
     results = asyncio.run(run_all(home, questions))
     cited, says_missing = [], []
     for question, result in zip(questions, results, strict=True):
