@@ -92,3 +92,8 @@ def test_a_possessive_ending_is_not_part_of_the_answer():
     claims = [claim("c1", "The committee was chaired by Nelson Rockefeller's brother, who led it.")]
     answer = short_answer("Who chaired the committee?", [], claims, {"c1": 0.7}, EMBED)
     assert answer is not None and answer.text == "Nelson Rockefeller"
+
+
+def test_no_short_answer_for_a_question_that_does_not_read_as_english():
+    claims = [claim("c1", "Der Kölner Dom wurde von Gerhard von Rile entworfen.")]
+    assert short_answer("Wer hat den Kölner Dom entworfen?", [], claims, {"c1": 0.7}, EMBED) is None

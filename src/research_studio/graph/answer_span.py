@@ -58,10 +58,11 @@ def asked_phrase(question: str) -> str | None:
     ("What year", "Which county") or the verb it hangs from ("Who married", "When is").
     The rest of a multi-hop question describes the thing asked for and would pull the
     encoder towards its own subject ("… the network which …" is not asking for a network).
-    None without a question word: a yes/no question or an instruction asks for no thing."""
+    None without a question word (a yes/no question or an instruction asks for no thing)
+    and for a question that does not parse as English: its asking words are unknown."""
     doc = parse(question)
     if doc is None:
-        return question
+        return None
     asking = next((t for t in doc if t.tag_ in _QUESTION_TAGS), None)
     if asking is None:
         return None

@@ -1,10 +1,13 @@
 """write (seeds 001 meta-synthesis, 003 writer): the cited report, from verified claims only.
 
-Marks ✓✓ cross-validated / ✓ verified / ⚠ single source, cites inline [S1] with a numbered
-source list down to the chunk and character span, states limitations and open gaps, and
-ends with research metadata. With a capable model the summary is written by the model
-from numbered claims and every sentence without a claim citation is dropped; if that
-fails, the report falls back to the sub-question answers (seed 001), with the status kept.
+Only claims about the question are shown (``graph.relevance``); a part without any says so
+and cites nothing. Marks ✓✓ cross-validated / ✓ verified / ⚠ single source, cites inline
+[S1] with a numbered source list down to the chunk and character span, states limitations
+and open gaps, and ends with research metadata. Offline, a question that asks for a thing
+opens with its short answer (``graph.answer_span``). With a capable model the summary is
+written by the model from numbered claims; a sentence without a claim citation, or one
+its claims do not support (``graph.claim_check``), is dropped; if that fails, the report
+falls back to the sub-question answers (seed 001), with the status kept.
 """
 
 from __future__ import annotations
