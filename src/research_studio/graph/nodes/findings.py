@@ -13,11 +13,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
 from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, quote_untrusted
 from research_studio.graph.nodes.execute import Retrieved
 from research_studio.graph.nodes.schemas import FindingsOutput
+from research_studio.graph.relevance import SimilarityFn
 from research_studio.graph.text_analysis import (
     evidence_units,
     quotable,
@@ -74,16 +77,28 @@ def whole_units(source: Source) -> list[Sentence]:
 
 
 def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], iteration: int,
-                        config: ResearchConfig) -> list[Finding]:
+                        config: ResearchConfig, similarity: SimilarityFn | None = None,
+                        ) -> list[Finding]:
     """The most relevant sentences of each passage; a passage's lead sentence when no
-    sentence shares a term (it usually names what the passage is about — the next hop)."""
+    sentence shares a term (it usually names what the passage is about — the next hop).
+
+    Relevance is the share of the sub-question's (and the search query's) terms a sentence
+    states plus, with ``similarity``, the sentence encoder's cosine with the sub-question:
+    words alone tie every sentence that says "finally clause", and the encoder tells
+    the one that answers how exceptions propagate out of it from the ones that mention it.
+    Every sentence of the iteration is embedded in one batch."""
     question = sub_question["question_text"]
     out: list[Finding] = []
-    for item in retrieved:
+    per_item = [[u for u in whole_units(item.source) if quotable(u)] for item in retrieved]
+    texts = [u.text for units in per_item for u in units]
+    cosines = iter(np.asarray(similarity(texts, [question]))[:, 0].tolist()
+                   if similarity is not None and texts else [0.0] * len(texts))
+    for item, units in zip(retrieved, per_item, strict=True):
         source = item.source
-        units = [u for u in whole_units(source) if quotable(u)]
-        scored = sorted(((0.6 * term_overlap(question, s.text) + 0.4 * term_overlap(item.query, s.text),
-                          i, s) for i, s in enumerate(units)), key=lambda t: (-t[0], t[1]))
+        meaning = [next(cosines) for _ in units]
+        scored = sorted(((0.6 * term_overlap(question, s.text) + 0.4 * term_overlap(item.query, s.text)
+                          + meaning[i], i, s) for i, s in enumerate(units)),
+                        key=lambda t: (-t[0], t[1]))
         chosen = [(score, s) for score, _, s in scored if score > 0][:config.findings_per_result]
         if not chosen and units and item.rank < 2:
             chosen = [(0.0, units[0])]

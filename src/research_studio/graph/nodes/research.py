@@ -80,7 +80,7 @@ async def research_sub_question_node(state: ResearchState, runtime: Runtime[Rese
         candidates = await llm_findings(deps, sub_question, retrieved, iteration) \
             if deps.coordinator.is_strong("low") else []
         if not candidates:  # no capable model, or its call failed or quoted nothing real
-            candidates = extractive_findings(sub_question, retrieved, iteration, config)
+            candidates = extractive_findings(sub_question, retrieved, iteration, config, deps.similarity)
         texts = {sid: s["text"] for sid, s in sources.items()}
         kept = validate_findings(candidates, findings, texts, screen)
         findings += kept
