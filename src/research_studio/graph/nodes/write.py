@@ -224,11 +224,11 @@ def connections(patterns: list[dict], shown_by_sq: list[tuple[dict, list[Claim]]
 
 
 def evidence_place(config: ResearchConfig) -> str:
-    """Where the research looked, as the report names it."""
-    kb = f"the knowledge base “{config.kb}”" if config.kb else ""
+    """Where the research looked, as the report names it (it opens a sentence)."""
+    kb = f"The knowledge base “{config.kb}”" if config.kb else ""
     if kb and config.use_web:
         return f"{kb} and the web"
-    return kb or ("the web" if config.use_web else "the sources searched")
+    return kb or ("The web" if config.use_web else "The sources searched")
 
 
 def evidence_summary(verified: list[Claim], usable: list[Claim], relevance: dict[str, float],
@@ -247,8 +247,8 @@ def no_evidence_answer(evidence: dict, place: str) -> str:
     """The Answer when nothing relevant was found: said plainly, with nothing cited."""
     found = evidence["verified_claims"]
     if not found:
-        return f"{place[:1].upper()}{place[1:]} holds no evidence on this question."
-    return (f"{place[:1].upper()}{place[1:]} holds no evidence on this question: none of the "
+        return f"{place} holds no evidence on this question."
+    return (f"{place} holds no evidence on this question: none of the "
             f"{found} verified passages the research found is about it (the closest scores "
             f"{evidence['closest_relevance']:.2f}, below the {evidence['min_relevance']:.2f} "
             "a passage needs to be shown). Nothing is cited.")
@@ -295,11 +295,10 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
              f"*Research Studio report — {state.get('mode', 'hierarchical')} mode, "
              f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}*", "", "## Answer", ""]
     place = evidence_place(config)
-    texts = {sq["sub_question_id"]: sq["question_text"] for sq in state.get("sub_questions", [])}
     lines.append(summary or no_evidence_answer(evidence, place))
-    missing = [texts[sq_id] for sq_id in evidence["sub_questions_without_evidence"] if sq_id in texts]
+    missing = [asked[sq_id] for sq_id in evidence["sub_questions_without_evidence"] if sq_id in asked]
     if listed and missing:
-        lines += ["", f"{place[:1].upper()}{place[1:]} holds no evidence on "
+        lines += ["", f"{place} holds no evidence on "
                   + "; ".join(f"“{_clean(text)}”" for text in missing) + "."]
     if listed:
         lines += ["", "Markers: ✓✓ cross-validated by independent sources · ✓ verified in its "
@@ -308,16 +307,17 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
     if not listed:
         lines += ["## What was researched", ""]
         lines += [f"- {_clean(sq['question_text'])}" for sq, _ in claims_by_sq] + [""]
-    elif state.get("mode") == "hierarchical" or len(claims_by_sq) > 1:
-        lines += ["## Findings by sub-question", ""]
-    for sq, shown in shown_by_sq if listed else []:
-        if len(claims_by_sq) > 1:
-            lines += [f"### {_clean(sq['question_text'])}", ""]
-        if shown:
-            lines += [f"- {claim_line(c, citations)}" for c in shown]
-        else:
-            lines.append(f"- {place[:1].upper()}{place[1:]} holds no evidence on this part.")
-        lines.append("")
+    else:
+        if state.get("mode") == "hierarchical" or len(claims_by_sq) > 1:
+            lines += ["## Findings by sub-question", ""]
+        for sq, shown in shown_by_sq:
+            if len(claims_by_sq) > 1:
+                lines += [f"### {_clean(sq['question_text'])}", ""]
+            if shown:
+                lines += [f"- {claim_line(c, citations)}" for c in shown]
+            else:
+                lines.append(f"- {place} holds no evidence on this part.")
+            lines.append("")
     conflicts = [c for sheet in state.get("fact_sheets", []) for c in sheet.get("conflicts_resolved", [])]
     if conflicts:
         lines += ["## Conflicting evidence", ""]
@@ -330,7 +330,7 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
         lines += ["## Connections across sub-questions", "", *connected, ""]
     lines += ["## Limitations and open gaps", ""]
     unverified = sum(1 for c in state.get("claims", []) if c.get("status") == "unverified")
-    limits = [f"{_clean(g.get('reason', 'gap'))} for \"{_clean(texts.get(g['sub_question_id'], ''))}\""
+    limits = [f"{_clean(g.get('reason', 'gap'))} for \"{_clean(asked.get(g['sub_question_id'], ''))}\""
               f" (confidence {g.get('confidence', 0):.2f})" for g in state.get("knowledge_gaps", [])]
     if unverified:
         limits.append(f"{unverified} candidate claims could not be verified against their sources "
