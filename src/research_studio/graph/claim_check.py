@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from spacy.tokens import Doc
 
+from research_studio.graph.deps import SimilarityFn
 from research_studio.graph.text_analysis import numeric_tokens
 from research_studio.understanding.parser import english
-
-SimilarityFn = Callable[[list[str], list[str]], np.ndarray]
 
 # spaCy's English NER labels for amounts and times. Their digits are checked as numbers;
 # of their words only proper nouns count as names ("December" does, "the same year" or

@@ -17,6 +17,9 @@ from research_studio.knowledge.base import KnowledgeBase
 from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
 from research_studio.models.coordinator import ModelCoordinator
 
+# ``ResearchDeps.similarity``'s shape, for the pure functions that take it as an argument
+SimilarityFn = Callable[[list[str], list[str]], np.ndarray]
+
 
 @dataclass
 class ResearchDeps:

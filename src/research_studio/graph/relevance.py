@@ -9,14 +9,13 @@ counts for its own sub-question even when it shares little with the question's w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
+from research_studio.graph.deps import SimilarityFn
 from research_studio.graph.text_analysis import entities
 from research_studio.state import Claim
-
-SimilarityFn = Callable[[list[str], list[str]], np.ndarray]
 
 
 def claim_relevance(question: str, sub_question_text: dict[str, str], claims: Sequence[Claim],

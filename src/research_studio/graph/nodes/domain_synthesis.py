@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from langgraph.runtime import Runtime
 
 from research_studio.config import ResearchConfig
-from research_studio.graph.deps import ResearchDeps
+from research_studio.graph.deps import ResearchDeps, SimilarityFn
 from research_studio.graph.text_analysis import NUMBER, entities, numbers_disagree, numeric_tokens
 from research_studio.state import (
     FactSheet,
@@ -27,7 +27,6 @@ from research_studio.state import (
     SubQuestion,
 )
 
-SimilarityFn = Callable[[list[str], list[str]], np.ndarray]
 Similarity = SimilarityFn | np.ndarray
 
 SAME_TOPIC = 0.75  # findings about the same thing (contradiction / agreement)

@@ -16,11 +16,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from research_studio.config import ResearchConfig
-from research_studio.graph.deps import ResearchDeps
+from research_studio.graph.deps import ResearchDeps, SimilarityFn
 from research_studio.graph.nodes.common import ask_structured, quote_untrusted
 from research_studio.graph.nodes.execute import Retrieved
 from research_studio.graph.nodes.schemas import FindingsOutput
-from research_studio.graph.relevance import SimilarityFn
 from research_studio.graph.text_analysis import (
     evidence_units,
     quotable,

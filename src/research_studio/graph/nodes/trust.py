@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from difflib import SequenceMatcher
 from urllib.parse import urlsplit
 
@@ -22,11 +22,9 @@ from langgraph.runtime import Runtime
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.claim_check import Statement, check_statements
-from research_studio.graph.deps import ResearchDeps
+from research_studio.graph.deps import ResearchDeps, SimilarityFn
 from research_studio.graph.text_analysis import numbers_disagree, numeric_tokens
 from research_studio.state import Claim, FactSheet, Finding, KeyInsight, ResearchState, Source
-
-SimilarityFn = Callable[[list[str], list[str]], np.ndarray]
 
 KB_CREDIBILITY = 0.8
 TRUSTED_WEB_CREDIBILITY = 0.9
