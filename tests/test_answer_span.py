@@ -6,6 +6,7 @@ import pytest
 
 from research_studio.graph.answer_span import asked_phrase, asked_type, short_answer
 from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
+from research_studio.understanding.parser import parse
 
 EMBED = MiniLMOnnxEmbeddings().embed_array
 
@@ -23,7 +24,7 @@ def test_asked_type_reads_the_asking_words(question, expected):
 
 
 def test_asked_phrase_keeps_the_question_word_and_its_noun():
-    assert asked_phrase("What county shares a border with the county where Tenement was founded?") \
+    assert asked_phrase(parse("What county shares a border with the county where Tenement was founded?")) \
         .startswith("What county")
     # the relative "which" of a nested clause does not make this a question about a network
     assert asked_type("When is the show coming to the network which is based in New York?",

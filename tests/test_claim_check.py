@@ -85,7 +85,7 @@ def test_a_statement_worded_as_its_support_costs_nothing(monkeypatch):
     def never(*_args):
         raise AssertionError("no parse and no embedding for a statement worded as its quote")
 
-    monkeypatch.setattr(claim_check, "english", never)
+    monkeypatch.setattr(claim_check, "parse_batch", never)
     assert check_statements([Statement(OPENED, OPENED), Statement(f" {PIER.upper()} ", PIER)],
                             never, MIN) == [None, None]
     assert same_text("Tides  rise .", "tides rise") and not same_text("Tides rise.", "Tides fall.")
@@ -153,10 +153,10 @@ def test_the_offline_path_is_not_checked_and_unchanged(monkeypatch, similarity):
         calls.append((texts_a, texts_b))
         return similarity(texts_a, texts_b)
 
-    def never():
+    def never(*_args):
         raise AssertionError("the offline path parses nothing for the claim check")
 
-    monkeypatch.setattr(claim_check, "english", never)
+    monkeypatch.setattr(claim_check, "parse_batch", never)
     results = [trust_engine(state["fact_sheets"], findings, state["sources"],
                             ResearchConfig(claim_text_min_similarity=minimum), recording)
                for minimum in (0.0, 1.0)]

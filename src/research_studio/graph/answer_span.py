@@ -12,22 +12,19 @@ question.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
-import numpy as np
+from spacy.tokens import Doc
 
 from research_studio.eval.metrics import normalize_answer
 from research_studio.prompts import load_data
 from research_studio.state import Claim
-from research_studio.understanding.parser import english, parse
+from research_studio.understanding.exemplars import Embed, exemplar_scores
+from research_studio.understanding.parser import parse, parse_batch
 
-Embed = Callable[[list[str]], np.ndarray]
 NO_SINGLE_THING = "explanation"
 _QUESTION_TAGS = ("WDT", "WP", "WRB", "WP$")  # Penn tags of question words
-# a type's score is the mean cosine of its closest exemplars (as question kinds are judged)
-NEAREST_EXEMPLARS = 2
 
 
 @dataclass(frozen=True)
@@ -40,27 +37,19 @@ class ShortAnswer:
         return {"text": self.text, "type": self.answer_type, "claim_id": self.claim_id}
 
 
-def answer_types() -> dict[str, dict]:
-    return load_data("answer_types")["types"]
+def entity_labels(answer_type: str) -> set[str]:
+    """The spaCy entity labels that can fill an answer type."""
+    return set(load_data("answer_types")["labels"][answer_type])
 
 
-@lru_cache(maxsize=4)
-def _exemplar_matrix(embed: Embed) -> tuple[list[str], np.ndarray]:
-    labels, texts = [], []
-    for name, spec in answer_types().items():
-        labels += [name] * len(spec["questions"])
-        texts += spec["questions"]
-    return labels, embed(texts)
-
-
-def asked_phrase(question: str) -> str | None:
+def asked_phrase(doc: Doc | None) -> str | None:
     """The words that say what is asked: the question word with the noun it determines
     ("What year", "Which county") or the verb it hangs from ("Who married", "When is").
     The rest of a multi-hop question describes the thing asked for and would pull the
     encoder towards its own subject ("… the network which …" is not asking for a network).
     None without a question word (a yes/no question or an instruction asks for no thing)
-    and for a question that does not parse as English: its asking words are unknown."""
-    doc = parse(question)
+    and for a question that does not parse as English (``doc`` None): its asking words are
+    unknown."""
     if doc is None:
         return None
     asking = next((t for t in doc if t.tag_ in _QUESTION_TAGS), None)
@@ -75,20 +64,14 @@ def asked_phrase(question: str) -> str | None:
     return f"{asking.text} {head.text}" if head.i > asking.i else asking.text
 
 
-def asked_type(question: str, embed: Embed) -> str:
-    """The answer type whose exemplar questions are nearest to what ``question`` asks."""
-    phrase = asked_phrase(question)
+def asked_type(question: str | Doc | None, embed: Embed) -> str:
+    """The answer type whose exemplar questions are nearest to what the question (its
+    text, or its parse) asks."""
+    phrase = asked_phrase(parse(question) if isinstance(question, str) else question)
     if phrase is None:
         return NO_SINGLE_THING
-    labels, matrix = _exemplar_matrix(embed)
-    row = matrix @ embed([phrase])[0]
-    best, best_score = NO_SINGLE_THING, -1.0
-    for name in dict.fromkeys(labels):
-        mine = np.sort(row[[i for i, label in enumerate(labels) if label == name]])[::-1]
-        score = float(mine[:NEAREST_EXEMPLARS].mean())
-        if score > best_score:
-            best, best_score = name, score
-    return best
+    [scores] = exemplar_scores([phrase], embed, "answer_types", "questions")
+    return max(scores, key=lambda name: scores[name])
 
 
 def _named_in(name: str, asked: str) -> bool:
@@ -97,11 +80,10 @@ def _named_in(name: str, asked: str) -> bool:
     return bool(words) and f" {words} " in f" {asked} "
 
 
-def offers_alternatives(question: str) -> bool:
+def offers_alternatives(doc: Doc | None) -> bool:
     """"Which is higher, A or B?": names joined by the disjunction in the parse. Its answer
     is one of the question's own names, decided by comparing evidence, which an entity
     the question does not name can never be."""
-    doc = parse(question)
     return doc is not None and any(t.dep_ == "cc" and t.lower_ == "or"
                                    and t.head.pos_ in ("NOUN", "PROPN") for t in doc)
 
@@ -111,17 +93,19 @@ def short_answer(question: str, asked_texts: Sequence[str], claims: Sequence[Cla
     """The entity that answers ``question`` from ``claims`` (most relevant first), or None
     when the question asks for no single thing, offers its own alternatives, or no claim
     names an entity of its type."""
-    if offers_alternatives(question):
+    question_doc = parse(question)
+    if question_doc is None or offers_alternatives(question_doc) or not claims:
         return None
-    answer_type = asked_type(question, embed)
-    labels = set(answer_types()[answer_type]["labels"])
-    nlp = english()
-    if not labels or nlp is None or not claims:
+    answer_type = asked_type(question_doc, embed)
+    labels = entity_labels(answer_type)
+    if not labels:
         return None
     asked = " ".join(normalize_answer(text) for text in [question, *asked_texts])
     ranked = sorted(claims, key=lambda c: -relevance.get(c["claim_id"], 0.0))
-    for claim, doc in zip(ranked, nlp.pipe([c["text"] for c in ranked]), strict=True):
-        for entity in doc.ents:
+    # the whole pipeline: the parser's sentence boundaries shape the entities of run-on text
+    docs = parse_batch([c["text"] for c in ranked])
+    for claim, doc in zip(ranked, docs, strict=True):
+        for entity in doc.ents if doc is not None else ():
             if entity.label_ in labels and not _named_in(entity.text, asked):
                 # "Nelson Rockefeller's": the possessive ending is not part of the name
                 words = entity[:-1] if len(entity) > 1 and entity[-1].tag_ == "POS" else entity

@@ -23,14 +23,12 @@ from spacy.tokens import Doc
 
 from research_studio.graph.deps import SimilarityFn
 from research_studio.graph.text_analysis import numeric_tokens
-from research_studio.understanding.parser import english
+from research_studio.understanding.parser import TAGS_AND_ENTITIES_ONLY, parse_batch
 
 # spaCy's English NER labels for amounts and times. Their digits are checked as numbers;
 # of their words only proper nouns count as names ("December" does, "the same year" or
 # "twice a day" is wording, not a name the support must repeat).
 MEASURE_LABELS = frozenset({"CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT", "DATE", "TIME"})
-# The check reads tags and entities only.
-UNUSED_COMPONENTS = ("parser", "lemmatizer")
 _WORD = re.compile(r"\w+")
 
 
@@ -58,13 +56,6 @@ def _words(text: str) -> list[str]:
 def same_text(a: str, b: str) -> bool:
     """The same words in the same order (spacing, case and punctuation aside)."""
     return _words(a) == _words(b)
-
-
-def _parses(texts: list[str]) -> list[Doc | None]:
-    nlp = english()
-    if nlp is None:  # no pipeline: the numbers and the encoder still check
-        return [None] * len(texts)
-    return list(nlp.pipe(texts, disable=[c for c in UNUSED_COMPONENTS if c in nlp.pipe_names]))
 
 
 def stated_names(doc: Doc | None) -> list[tuple[str, list[str]]]:
@@ -123,7 +114,7 @@ def check_statements(statements: Sequence[Statement], similarity: SimilarityFn,
         k for k, i in enumerate(todo) if statements[i].context.strip())}
     columns = supports + [f"{statements[todo[k]].context.strip()}: {supports[k]}" for k in framed]
     matrix = np.asarray(similarity(texts, columns))
-    docs = _parses(texts)
+    docs = parse_batch(texts, TAGS_AND_ENTITIES_ONLY)  # all None without the pipeline
     for k, (i, doc) in enumerate(zip(todo, docs, strict=True)):
         cosine = float(max(matrix[k, k], matrix[k, framed[k]] if k in framed else -1.0))
         missing = missing_facts(statements[i], doc)

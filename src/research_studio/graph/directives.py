@@ -12,20 +12,14 @@ before they can become findings, claims or the answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from functools import lru_cache
+from collections.abc import Sequence
 
-import numpy as np
 from spacy.tokens import Doc
 
-from research_studio.prompts import load_data
-from research_studio.understanding.parser import english
+from research_studio.understanding.exemplars import Embed, exemplar_scores
+from research_studio.understanding.parser import parse_batch
 
-Embed = Callable[[list[str]], np.ndarray]
 AIMED = "to_assistant"
-# A class's score is the mean cosine of its closest exemplars, so that one lucky exemplar
-# does not decide.
-NEAREST_EXEMPLARS = 2
 # Punctuation that separates a label or a table cell from the rest: language-neutral.
 _PART_BREAK = re.compile(r"[:;|]")
 # Dependency labels of clauses attached to a verb (Universal/ClearNLP labels of spaCy's
@@ -37,29 +31,9 @@ UNUSED_COMPONENTS = ("ner", "lemmatizer")
 MIN_PART_LETTERS = 8
 
 
-@lru_cache(maxsize=4)
-def _exemplars(embed: Embed) -> tuple[list[str], np.ndarray]:
-    """Every exemplar embedded once per encoder (labels in row order)."""
-    labels, texts = [], []
-    for label, sentences in load_data("source_directives")["classes"].items():
-        labels += [label] * len(sentences)
-        texts += sentences
-    return labels, embed(texts)
-
-
 def directive_scores(sentences: Sequence[str], embed: Embed) -> list[dict[str, float]]:
     """Each sentence's likeness to each class (cosine; higher is closer)."""
-    if not sentences:
-        return []
-    labels, matrix = _exemplars(embed)
-    similarity = embed(list(sentences)) @ matrix.T
-    classes = list(dict.fromkeys(labels))
-    columns = {c: [i for i, label in enumerate(labels) if label == c] for c in classes}
-    out = []
-    for row in similarity:
-        out.append({c: float(np.sort(row[columns[c]])[::-1][:NEAREST_EXEMPLARS].mean())
-                    for c in classes})
-    return out
+    return exemplar_scores(sentences, embed, "source_directives", "classes")
 
 
 def aimed_at_assistant(scores: dict[str, float], min_similarity: float, margin: float) -> bool:
@@ -103,13 +77,8 @@ def _meaningful(text: str) -> bool:
 
 def parses(texts: Sequence[str]) -> list[Doc | None]:
     """The parse of each text in one batch, without the components the clause split and
-    the order gate do not read (named entities, lemmas): the screen parses every sentence
-    of every finding, so this is its main cost."""
-    nlp = english()
-    if nlp is None:
-        return [None] * len(texts)
-    return list(nlp.pipe(texts, disable=[name for name in UNUSED_COMPONENTS
-                                         if name in nlp.pipe_names]))
+    the order gate do not read (named entities, lemmas)."""
+    return parse_batch(texts, UNUSED_COMPONENTS)
 
 
 def clauses_of(sentence: str, doc: Doc | None = None) -> list[str]:

@@ -8,6 +8,7 @@ read as English, callers get ``None`` and research the question as it stands.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from functools import cache
 
 from spacy.language import Language
@@ -34,6 +35,20 @@ def english() -> Language | None:
         log.warning("spaCy's English pipeline %s is unavailable (%s): questions are "
                     "researched as they stand", PIPELINE, exc)
         return None
+
+
+# Components a reader of part-of-speech tags and named entities only can skip.
+TAGS_AND_ENTITIES_ONLY = ("parser", "lemmatizer")
+
+
+def parse_batch(texts: Sequence[str], skip: Sequence[str] = ()) -> list[Doc | None]:
+    """Each text through the pipeline in one batch, without the components in ``skip``
+    (what the caller does not read: screening every sentence of every finding makes the
+    parse the main cost). All None when the pipeline is not installed; no English test."""
+    nlp = english()
+    if nlp is None:
+        return [None] * len(texts)
+    return list(nlp.pipe(texts, disable=[name for name in skip if name in nlp.pipe_names]))
 
 
 def reads_as_english(doc: Doc) -> bool:
