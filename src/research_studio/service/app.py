@@ -20,20 +20,32 @@ from research_studio.config import AppContext
 from research_studio.errors import ResearchStudioError, StorageError
 from research_studio.graph.session import Workspace
 from research_studio.service import routes_knowledge, routes_sessions
+from research_studio.service.api_docs import DOCS_PATHS, mount_api_docs
 from research_studio.service.auth import ApiKeyMiddleware
 from research_studio.service.body_limit import JsonContentTooLarge
 from research_studio.service.runner import SessionRunner
 
 log = logging.getLogger("research_studio.service")
 STATIC_DIR = Path(__file__).parent / "static"
-SECURITY_HEADERS = [
-    (b"content-security-policy",
-     b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-     b"connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"),
+PAGE_POLICY = {"default-src": "'self'", "script-src": "'self'", "style-src": "'self'",
+               "img-src": "'self' data:", "connect-src": "'self'", "object-src": "'none'",
+               "base-uri": "'none'", "frame-ancestors": "'none'"}
+# The documentation viewers (React) set styles inline and ReDoc searches in a blob: worker;
+# scripts stay this origin's only, so nothing injected into the schema can run.
+DOCS_POLICY = {**PAGE_POLICY, "style-src": "'self' 'unsafe-inline'", "worker-src": "'self' blob:"}
+OTHER_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
     (b"x-frame-options", b"DENY"),
 ]
+
+
+def policy_header(policy: dict[str, str]) -> tuple[bytes, bytes]:
+    return b"content-security-policy", "; ".join(f"{k} {v}" for k, v in policy.items()).encode()
+
+
+SECURITY_HEADERS = [policy_header(PAGE_POLICY), *OTHER_HEADERS]
+DOCS_SECURITY_HEADERS = [policy_header(DOCS_POLICY), *OTHER_HEADERS]
 
 
 class SecurityHeaders:
@@ -45,10 +57,11 @@ class SecurityHeaders:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        headers = DOCS_SECURITY_HEADERS if scope["path"] in DOCS_PATHS else SECURITY_HEADERS
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+                message["headers"] = [*message.get("headers", []), *headers]
             await send(message)
 
         await self.app(scope, receive, with_headers)
@@ -79,8 +92,8 @@ def create_app(ctx: AppContext, chat_models: dict[str, BaseChatModel] | None = N
         finally:
             await runner.shutdown()
 
-    # no /docs: Swagger UI loads its script from a CDN, which is offline here and which the
-    # page's Content-Security-Policy forbids; the schema itself is at /openapi.json
+    # /docs and /redoc are FastAPI's defaults turned off: they load a CDN's scripts with an
+    # inline starter; api_docs serves the same viewers from a package instead
     app = ServiceApp(title="Research Studio", version=__version__, lifespan=lifespan,
                   docs_url=None, redoc_url=None,
                   max_body_size=settings.service.max_request_bytes,
@@ -125,6 +138,7 @@ def create_app(ctx: AppContext, chat_models: dict[str, BaseChatModel] | None = N
         return FileResponse(STATIC_DIR / "index.html")
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    mount_api_docs(app, key_required=bool(settings.api_key))
     if settings.api_key:
         app.add_middleware(ApiKeyMiddleware, api_key=settings.api_key)
     return app

@@ -9,9 +9,10 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-# The page shell and its static files hold no data; everything else needs the key.
-PUBLIC_PATHS = ("/", "/favicon.ico", "/healthz")
-PUBLIC_PREFIXES = ("/static/",)
+# The page shell, the API documentation pages and their static files hold no data;
+# everything else (the schema /openapi.json included) needs the key.
+PUBLIC_PATHS = ("/", "/favicon.ico", "/healthz", "/docs", "/redoc")
+PUBLIC_PREFIXES = ("/static/", "/docs-assets/")
 
 
 def is_loopback(host: str) -> bool:
