@@ -110,15 +110,20 @@ async def collect_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> 
                                             "total": len(state.get("sub_questions", []))}]}
 
 
-def build_graph() -> StateGraph:
-    graph = StateGraph(ResearchState, context_schema=ResearchDeps)
+def build_graph(context_schema: type = ResearchDeps,
+                wrap: Callable[[str, Node], Node] | None = None) -> StateGraph:
+    """The research graph. ``context_schema`` and ``wrap`` (around every instrumented node)
+    let a LangGraph server run it with JSON context instead of ``ResearchDeps``
+    (``graph/studio.py``); the product uses neither."""
+    graph = StateGraph(ResearchState, context_schema=context_schema)
     for name, node in (("analyze", analyze_node), ("clarify_retrieve", clarify_retrieve_node),
                        ("clarify_ask", clarify_ask_node), ("plan", plan_node),
                        ("research_sub_question", research_sub_question_node),
                        ("collect", collect_node), ("detect_gaps", detect_gaps_node),
                        ("domain_synthesis", domain_synthesis_node),
                        ("trust_engine", trust_engine_node), ("write", write_node)):
-        graph.add_node(name, instrumented(name, node))
+        graph.add_node(name, wrap(name, instrumented(name, node)) if wrap
+                       else instrumented(name, node))
     graph.add_edge(START, "analyze")
     graph.add_conditional_edges("analyze", route_after_analysis, ["clarify_retrieve", "plan"])
     graph.add_conditional_edges("clarify_retrieve", route_after_clarify_retrieve,

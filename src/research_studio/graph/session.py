@@ -83,7 +83,8 @@ def validate_query(query: str, config: ResearchConfig) -> str:
     return query
 
 
-def _deps(workspace: Workspace, config: ResearchConfig, hooks: Hooks) -> ResearchDeps:
+def research_deps(workspace: Workspace, config: ResearchConfig, hooks: Hooks) -> ResearchDeps:
+    """The run-time parts a session's nodes use, for its configuration."""
     ctx = workspace.ctx
     registry = workspace.registry
     kb = registry.open(config.kb) if config.kb else None
@@ -134,7 +135,7 @@ async def _drive(workspace: Workspace, session_id: str, answer: str | None,
     store = workspace.store
     row = store.get(session_id)
     config = ResearchConfig(**row["config"])
-    deps = _deps(workspace, config, hooks)
+    deps = research_deps(workspace, config, hooks)
     run_config = {"configurable": {"thread_id": session_id},
                   "max_concurrency": max(1, config.max_concurrency), "recursion_limit": 200}
     started = time.perf_counter()

@@ -1,0 +1,67 @@
+"""The research graph as a LangGraph server loads it (``langgraph.json``, ``langgraph dev``).
+
+The product hands every node ``ResearchDeps`` (models, knowledge base, encoder) as the
+runtime context; a LangGraph server hands it what its client sent as JSON. So this graph's
+context schema is ``ResearchConfig``, the form LangGraph Studio shows as the assistant's
+configuration (knowledge base, mode, thresholds), and each node receives the deps built
+from it over the home folder (``RESEARCH_STUDIO_HOME`` or the default home). The server
+keeps its own checkpoints and threads; sessions run here are not in ``research-studio
+sessions``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from langgraph.config import get_config
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+
+from research_studio.config import ResearchConfig, load_context
+from research_studio.graph.build import Node, build_graph
+from research_studio.graph.deps import ResearchDeps
+from research_studio.graph.session import Hooks, Workspace, research_deps
+from research_studio.state import ResearchState
+
+# deps of the threads that ran last (a thread's cost budget and ledger span its nodes)
+MAX_THREADS_KEPT = 32
+_workspace: Workspace | None = None
+_deps_by_thread: OrderedDict[str, ResearchDeps] = OrderedDict()
+
+
+def _deps_for(config: ResearchConfig) -> ResearchDeps:
+    global _workspace
+    if _workspace is None:  # opened on first use: importing the graph stays cheap
+        _workspace = Workspace(load_context())
+    thread = str(get_config().get("configurable", {}).get("thread_id", ""))
+    if thread not in _deps_by_thread:
+        _deps_by_thread[thread] = research_deps(_workspace, config, Hooks())
+        while len(_deps_by_thread) > MAX_THREADS_KEPT:
+            _deps_by_thread.popitem(last=False)
+    return _deps_by_thread[thread]
+
+
+def with_research_deps(name: str, node: Node) -> Node:
+    """Run ``node`` with the deps for the run's configuration; the first node also writes
+    that configuration into the state, where the routers read it."""
+
+    async def run(state: ResearchState, runtime: Runtime) -> dict:
+        context = runtime.context
+        config = context if isinstance(context, ResearchConfig) else ResearchConfig()
+        given = state.get("config")
+        if not given:
+            state = {**state, "config": config.model_dump()}
+        update = await node(state, runtime.override(context=_deps_for(config)))
+        return update if given else {**update, "config": state["config"]}
+
+    run.__name__ = name
+    return run
+
+
+def studio_graph() -> CompiledStateGraph:
+    """Compiled without a checkpointer: the server brings its own."""
+    return build_graph(context_schema=ResearchConfig, wrap=with_research_deps).compile(
+        name="research")
+
+
+graph = studio_graph()
