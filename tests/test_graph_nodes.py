@@ -1011,3 +1011,30 @@ def test_report_escapes_html_quoted_from_sources(strong):
         assert tag not in rendered and tag not in report, tag
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;svg onload=alert(2)&gt;" in report
     assert "Tides &lt;img src=x onerror=alert(3)&gt;" in section(report, "Sources")
+
+
+# ---- stages: model or offline, chosen once per run ---------------------------------------------
+def test_stages_are_chosen_once_from_the_models_capability():
+    from research_studio.graph.nodes.findings import ModelFindings, OfflineFindings
+    from research_studio.graph.nodes.plan import ModelPlanner, OfflinePlanner
+    from research_studio.graph.nodes.synthesize_sub_question import ModelSubAnswer, OfflineSubAnswer
+    from research_studio.graph.nodes.write import ModelSummary, OfflineSummary
+
+    offline, capable = make_deps().stages, make_deps(strong=True).stages
+    assert [type(s) for s in (offline.planner, offline.findings, offline.sub_answer, offline.summary)] \
+        == [OfflinePlanner, OfflineFindings, OfflineSubAnswer, OfflineSummary]
+    assert [type(s) for s in (capable.planner, capable.findings, capable.sub_answer, capable.summary)] \
+        == [ModelPlanner, ModelFindings, ModelSubAnswer, ModelSummary]
+    deps = make_deps(strong=True)
+    assert deps.stages is deps.stages  # once per run, not per call
+
+
+def test_model_findings_fall_back_to_the_passages_when_the_model_quotes_nothing_real():
+    invented = json.dumps({"findings": [{"statement": "Tides are caused by wind.",
+                                         "quote": "Tides are caused by wind blowing over the sea.",
+                                         "source_number": 1}]})
+    deps = make_deps(invented, strong=True)
+    findings = asyncio.run(deps.stages.findings.extract(deps, SUB_QUESTION, [retrieved()], 0,
+                                                        ResearchConfig()))
+    assert findings and all(f["method"] == "extractive" for f in findings)
+    assert all(PASSAGE[f["quote_start"]:f["quote_end"]] == f["quote"] for f in findings)

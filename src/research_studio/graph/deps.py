@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -16,6 +17,9 @@ from research_studio.config import WebSettings
 from research_studio.knowledge.base import KnowledgeBase
 from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
 from research_studio.models.coordinator import ModelCoordinator
+
+if TYPE_CHECKING:
+    from research_studio.graph.stages import Stages
 
 # ``ResearchDeps.similarity``'s shape, for the pure functions that take it as an argument
 SimilarityFn = Callable[[list[str], list[str]], np.ndarray]
@@ -28,6 +32,13 @@ class ResearchDeps:
     web: WebSettings
     embeddings: MiniLMOnnxEmbeddings = field(default_factory=MiniLMOnnxEmbeddings)
     emit: Callable[[str, dict[str, Any]], None] = lambda kind, data: None
+
+    @cached_property
+    def stages(self) -> Stages:
+        """The model or offline implementation of each stage, chosen once per run."""
+        from research_studio.graph.stages import stages_for  # the stages import the nodes
+
+        return stages_for(self.coordinator)
 
     def similarity(self, texts_a: list[str], texts_b: list[str]) -> np.ndarray:
         """Cosine similarity matrix (len(a) x len(b)) of sentence embeddings. The square

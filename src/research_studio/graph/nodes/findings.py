@@ -148,6 +148,26 @@ async def llm_findings(deps: ResearchDeps, sub_question: SubQuestion, retrieved:
     return out
 
 
+class OfflineFindings:
+    """The findings stage without a capable model: sentences of the passages, ranked."""
+
+    async def extract(self, deps: ResearchDeps, sub_question: SubQuestion,
+                      retrieved: list[Retrieved], iteration: int,
+                      config: ResearchConfig) -> list[Finding]:
+        return extractive_findings(sub_question, retrieved, iteration, config, deps.similarity)
+
+
+class ModelFindings:
+    """The model proposes statements with their quotes; when its call fails or quotes
+    nothing that is in a passage, the offline stage reads the passages instead."""
+
+    async def extract(self, deps: ResearchDeps, sub_question: SubQuestion,
+                      retrieved: list[Retrieved], iteration: int,
+                      config: ResearchConfig) -> list[Finding]:
+        return (await llm_findings(deps, sub_question, retrieved, iteration)
+                or await OfflineFindings().extract(deps, sub_question, retrieved, iteration, config))
+
+
 def validate_findings(candidates: list[Finding], known: list[Finding],
                       texts: dict[str, str], directives: DirectiveScreen) -> list[Finding]:
     """Keep findings whose quote sits at its offsets in the stored span, that are not

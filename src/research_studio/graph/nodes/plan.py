@@ -195,7 +195,7 @@ class Plan:
 
 class Planner(Protocol):
     """The plan stage: a model's decomposition or the offline one, chosen once per run
-    from the configured model's capability (``planner_for``)."""
+    from the configured model's capability (``graph.stages``)."""
 
     async def plan(self, question: str, structure: QuestionStructure, subject: str,
                    deps: ResearchDeps, config: ResearchConfig) -> Plan: ...
@@ -219,13 +219,6 @@ class ModelPlanner:
             return await OfflinePlanner().plan(question, structure, subject, deps, config)
         rows, strategy, outline = proposed
         return Plan(rows, strategy, "llm", outline)
-
-
-def planner_for(deps: ResearchDeps) -> Planner:
-    """Only a model trusted to reason is asked: the embedded model's plans were refused on
-    all 300 evaluation questions (loops, bare phrases, a refusal, a guessed state), and
-    the call took two thirds of a hierarchical run's time."""
-    return ModelPlanner() if deps.coordinator.is_strong("medium") else OfflinePlanner()
 
 
 def question_structure(state: ResearchState, question: str, deps: ResearchDeps) -> QuestionStructure:
@@ -252,7 +245,7 @@ async def plan_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
                                  config, structure.clauses)
         sub_questions[0]["iteration_budget"] = budget
     else:
-        plan = await planner_for(deps).plan(question, structure, subject, deps, config)
+        plan = await deps.stages.planner.plan(question, structure, subject, deps, config)
         strategy, path, outline = plan.strategy, plan.path, plan.outline
         # the offline sub-questions climb the question's clause chain when it has one
         sub_questions = _records(plan.rows, strategy, config,

@@ -15,14 +15,9 @@ from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.directives import directives_among
 from research_studio.graph.nodes.common import run_config
 from research_studio.graph.nodes.execute import execute_tasks
-from research_studio.graph.nodes.findings import (
-    extractive_findings,
-    llm_findings,
-    validate_findings,
-)
+from research_studio.graph.nodes.findings import validate_findings
 from research_studio.graph.nodes.quality import StoppingInput, check_stopping, score_quality
 from research_studio.graph.nodes.strategy import follow_up_queries, select_strategy
-from research_studio.graph.nodes.synthesize_sub_question import synthesize_sub_question
 from research_studio.state import Finding, ResearchState, Source, SubQuestion
 
 
@@ -77,10 +72,7 @@ async def research_sub_question_node(state: ResearchState, runtime: Runtime[Rese
         for item in retrieved:
             sources.setdefault(item.source["source_id"], item.source)
             new_sources[item.source["source_id"]] = item.source
-        candidates = await llm_findings(deps, sub_question, retrieved, iteration) \
-            if deps.coordinator.is_strong("low") else []
-        if not candidates:  # no capable model, or its call failed or quoted nothing real
-            candidates = extractive_findings(sub_question, retrieved, iteration, config, deps.similarity)
+        candidates = await deps.stages.findings.extract(deps, sub_question, retrieved, iteration, config)
         texts = {sid: s["text"] for sid, s in sources.items()}
         kept = validate_findings(candidates, findings, texts, screen)
         findings += kept
@@ -107,7 +99,7 @@ async def research_sub_question_node(state: ResearchState, runtime: Runtime[Rese
                       "novelty": quality.novelty, "decision": action, "reasons": reasons})
         deps.emit("iteration", {"sub_question_id": sq_id, "iteration": iteration,
                                 "findings": len(findings), "sources": len(sources)})
-    synthesis = await synthesize_sub_question(deps, sub_question, findings)
+    synthesis = await deps.stages.sub_answer.answer(deps, sub_question, findings)
     sub_question = {**sub_question, "status": "completed", "synthesis": synthesis,
                     "finding_ids": [f["finding_id"] for f in findings],
                     "quality_score": synthesis.get("confidence", 0.0),

@@ -35,22 +35,35 @@ def extractive_synthesis(sub_question: SubQuestion, findings: list[Finding]) -> 
                                 method="extractive")
 
 
-async def synthesize_sub_question(deps: ResearchDeps, sub_question: SubQuestion,
-                                  findings: list[Finding]) -> SubQuestionSynthesis:
-    base = extractive_synthesis(sub_question, findings)
-    if not findings or not deps.coordinator.is_strong("medium"):
-        return base
-    ranked = rank_findings(sub_question["question_text"], findings)[:8]
-    listing = "\n".join(quote_untrusted(f"[{i}]", f["text"], 600) for i, f in enumerate(ranked, start=1))
-    result = await ask_structured(
-        deps, SubAnswerOutput, prompt="synthesize_sub_question", tier="medium",
-        node="synthesize_sub_question",
-        user=f"Sub-question: {sub_question['question_text']}\n\nFindings:\n{listing}",
-        fallback=lambda: SubAnswerOutput(direct_answer=base["direct_answer"][:400], caveats=[],
-                                         confidence=0.5))
-    if result.path == "fallback":
-        return base
-    return SubQuestionSynthesis(direct_answer=result.value.direct_answer,
-                                supporting_finding_ids=[f["finding_id"] for f in ranked],
-                                caveats=[*base["caveats"], *result.value.caveats],
-                                confidence=float(result.value.confidence), method="llm")
+class OfflineSubAnswer:
+    """The sub-question answer without a capable model: its best-supported findings."""
+
+    async def answer(self, deps: ResearchDeps, sub_question: SubQuestion,
+                     findings: list[Finding]) -> SubQuestionSynthesis:
+        return extractive_synthesis(sub_question, findings)
+
+
+class ModelSubAnswer:
+    """A short answer the model writes from the best findings; the extractive answer when
+    there are none or the call fails."""
+
+    async def answer(self, deps: ResearchDeps, sub_question: SubQuestion,
+                     findings: list[Finding]) -> SubQuestionSynthesis:
+        base = extractive_synthesis(sub_question, findings)
+        if not findings:
+            return base
+        ranked = rank_findings(sub_question["question_text"], findings)[:8]
+        listing = "\n".join(quote_untrusted(f"[{i}]", f["text"], 600)
+                            for i, f in enumerate(ranked, start=1))
+        result = await ask_structured(
+            deps, SubAnswerOutput, prompt="synthesize_sub_question", tier="medium",
+            node="synthesize_sub_question",
+            user=f"Sub-question: {sub_question['question_text']}\n\nFindings:\n{listing}",
+            fallback=lambda: SubAnswerOutput(direct_answer=base["direct_answer"][:400], caveats=[],
+                                             confidence=0.5))
+        if result.path == "fallback":
+            return base
+        return SubQuestionSynthesis(direct_answer=result.value.direct_answer,
+                                    supporting_finding_ids=[f["finding_id"] for f in ranked],
+                                    caveats=[*base["caveats"], *result.value.caveats],
+                                    confidence=float(result.value.confidence), method="llm")

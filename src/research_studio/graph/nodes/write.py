@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import html
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from langgraph.runtime import Runtime
@@ -205,6 +206,52 @@ async def model_summary(deps: ResearchDeps, question: str, claims: list[Claim],
     return " ".join(kept) or None
 
 
+@dataclass
+class SummaryInput:
+    """What the summary stage integrates: the claims the sections show, and how to cite them."""
+
+    question: str
+    asked: list[str]  # the sub-questions' texts
+    shown_by_sq: list[tuple[dict, list[Claim]]]
+    listed: list[Claim]
+    citations: Citations
+    relevance: dict[str, float]
+    min_similarity: float
+
+
+@dataclass
+class Summary:
+    text: str
+    status: str  # synthesis_status: llm | fallback_sub_answers | extractive
+    short_answer: ShortAnswer | None = None
+
+
+class OfflineSummary:
+    """Without a capable model: the short answer, then each section's first claim."""
+
+    async def write(self, deps: ResearchDeps, given: SummaryInput) -> Summary:
+        answer = short_answer(given.question, given.asked, given.listed, given.relevance,
+                              deps.embeddings.embed_array)
+        return Summary(extractive_summary(given.shown_by_sq, given.citations, answer),
+                       "extractive", answer)
+
+
+class ModelSummary:
+    """The model integrates the claims; the offline summary when it cannot (status
+    ``fallback_sub_answers``, seed 001's fallback)."""
+
+    async def write(self, deps: ResearchDeps, given: SummaryInput) -> Summary:
+        if not given.listed:
+            return await OfflineSummary().write(deps, given)
+        text = await model_summary(deps, given.question,
+                                   sorted(given.listed, key=lambda c: -c.get("confidence", 0.0)),
+                                   given.citations, given.min_similarity)
+        if text:
+            return Summary(text, "llm")
+        offline = await OfflineSummary().write(deps, given)
+        return Summary(offline.text, "fallback_sub_answers", offline.short_answer)
+
+
 def connections(patterns: list[dict], shown_by_sq: list[tuple[dict, list[Claim]]],
                 limit: int = 5) -> list[str]:
     """Entities that the shown evidence of several sections names, with those sections.
@@ -280,17 +327,10 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
                               {s for c in listed for s in c["source_ids"]}, listed, reach)
         listed += shown
         shown_by_sq.append((sq, shown))
-    status = "extractive"
-    summary = None
-    if listed and deps.coordinator.is_strong("high"):
-        summary = await model_summary(deps, question, sorted(listed, key=lambda c: -c.get("confidence", 0.0)),
-                                      citations, config.claim_text_min_similarity)
-        status = "llm" if summary else "fallback_sub_answers"
-    answer = None
-    if summary is None:
-        answer = short_answer(question, list(asked.values()), listed, relevance,
-                              deps.embeddings.embed_array)
-        summary = extractive_summary(shown_by_sq, citations, answer)
+    written = await deps.stages.summary.write(deps, SummaryInput(
+        question, list(asked.values()), shown_by_sq, listed, citations, relevance,
+        config.claim_text_min_similarity))
+    summary, status, answer = written.text, written.status, written.short_answer
     lines = [f"# {_clean(state['query'])[:200]}", "",
              f"*Research Studio report — {state.get('mode', 'hierarchical')} mode, "
              f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}*", "", "## Answer", ""]
