@@ -173,6 +173,19 @@ class WebSettings(BaseModel):
     max_page_bytes: PositiveInt = 2_000_000
     max_redirects: NonNegativeInt = 5
     allow_private_addresses: bool = False
+    # of each search, the first results whose pages are fetched (each costs a request)
+    pages_per_search: PositiveInt = 3
+    # the span of a fetched page kept as the source: the knowledge base's chunk length
+    # and overlap, so web and local evidence are quoted and ranked at the same grain
+    page_span_chars: PositiveInt = 900
+    page_span_overlap: NonNegativeInt = 150
+
+    @model_validator(mode="after")
+    def _span_overlap_fits(self) -> WebSettings:
+        if self.page_span_overlap >= self.page_span_chars:
+            raise ValueError(f"page_span_overlap ({self.page_span_overlap}) must be smaller "
+                             f"than page_span_chars ({self.page_span_chars})")
+        return self
 
 
 class ServiceSettings(BaseModel):

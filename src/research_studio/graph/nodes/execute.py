@@ -51,12 +51,12 @@ def _web_search(deps: ResearchDeps, task: Task, sq_id: str) -> tuple[list[Retrie
     if not outcome.available:
         return [], outcome.error
     out = []
-    for rank, result in enumerate(outcome.results[:3]):
+    for rank, result in enumerate(outcome.results[:deps.web.pages_per_search]):
         text, start, title = result.snippet, 0, result.title
         structure: dict = {}
         try:
             page = fetch_page(result.url, deps.web)
-            spans = chunk_spans(page.text, 900, 150)
+            spans = chunk_spans(page.text, deps.web.page_span_chars, deps.web.page_span_overlap)
             if spans:
                 best = max(spans, key=lambda s: term_overlap(task.query, page.text[s.start:s.end]))
                 text, start = page.text[best.start:best.end], best.start

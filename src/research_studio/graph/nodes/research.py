@@ -16,6 +16,7 @@ from research_studio.graph.directives import directives_among
 from research_studio.graph.nodes.common import run_config
 from research_studio.graph.nodes.execute import execute_tasks
 from research_studio.graph.nodes.findings import validate_findings
+from research_studio.graph.nodes.gaps import REFINEMENT_ITERATIONS
 from research_studio.graph.nodes.quality import StoppingInput, check_stopping, score_quality
 from research_studio.graph.nodes.strategy import follow_up_queries, select_strategy
 from research_studio.state import Finding, ResearchState, Source, SubQuestion
@@ -47,7 +48,7 @@ async def research_sub_question_node(state: ResearchState, runtime: Runtime[Rese
     session_iterations = task["session_iterations"]
     first_round = not task["research_round"]
     budget = sub_question["iteration_budget"] if first_round else \
-        sub_question.get("refinement_budget", 2)
+        sub_question.get("refinement_budget", REFINEMENT_ITERATIONS)
     min_iterations = config.sub_question_min_iterations if first_round else 1
     round_iterations = 0
     trace, errors = [], []

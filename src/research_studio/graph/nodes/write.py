@@ -177,7 +177,7 @@ async def model_summary(deps: ResearchDeps, question: str, claims: list[Claim],
     """The model integrates numbered claims; sentences without a valid claim citation go,
     and so do sentences that say more than the claims they cite (``claim_check``: a name
     or number not in them, or a meaning below ``min_similarity``)."""
-    numbered = claims[:20]
+    numbered = claims  # the report's claim budget (max_report_claims) has bounded them
     listing = "\n".join(quote_untrusted(f"[C{i}]", _plain(c["text"]), 600)
                         for i, c in enumerate(numbered, start=1))
     result = await ask_structured(
