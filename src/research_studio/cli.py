@@ -13,6 +13,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from research_studio.cli_eval import register as register_eval_commands
+from research_studio.cli_mcp import register as register_mcp_command
 from research_studio.cli_options import (
     HomeOption,
     JsonFlag,
@@ -231,6 +232,7 @@ def web_fetch(url: str, home: HomeOption = None) -> None:
 register_research_commands(app)
 register_eval_commands(app)
 register_serve_command(app)
+register_mcp_command(app)
 
 
 if __name__ == "__main__":  # pragma: no cover

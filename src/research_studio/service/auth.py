@@ -9,6 +9,8 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from research_studio.errors import ConfigError
+
 # The page shell, the API documentation pages and their static files hold no data;
 # everything else (the schema /openapi.json included) needs the key.
 PUBLIC_PATHS = ("/", "/favicon.ico", "/healthz", "/docs", "/redoc")
@@ -22,6 +24,15 @@ def is_loopback(host: str) -> bool:
         return ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def refuse_unprotected(host: str, api_key: str | None) -> None:
+    """The rule every server of this project follows (``serve``, ``mcp --transport http``):
+    one that other machines can reach must have an API key."""
+    if not is_loopback(host) and not api_key:
+        raise ConfigError(f"refusing to listen on {host}, which other machines can reach, "
+                          "without an API key: set RESEARCH_STUDIO_API_KEY (or api_key in "
+                          "config.toml), or listen on 127.0.0.1")
 
 
 def presented_key(headers: Headers) -> str | None:

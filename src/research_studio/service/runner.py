@@ -62,6 +62,7 @@ class SessionRunner:
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self.stopping = False
+        self._left_as = "queued"  # what a shutdown leaves an unfinished session as
         self._running = 0
 
     # events ---------------------------------------------------------------
@@ -135,7 +136,7 @@ class SessionRunner:
             self._finish(session_id, "cancelled")
         elif task.cancelled() or isinstance(error, asyncio.CancelledError):
             if self.stopping:  # a server shutdown is not the person's cancel: resume later
-                self.store.update(session_id, status="queued")
+                self.store.update(session_id, status=self._left_as)
         elif isinstance(error, ResearchStudioError):  # its message is for the person
             log.warning("session %s failed: %s", session_id, error)
             if row["status"] not in TERMINAL:
@@ -178,8 +179,12 @@ class SessionRunner:
             resumed.append(session_id)
         return resumed
 
-    async def shutdown(self) -> None:
+    async def shutdown(self, leave_as: str = "queued") -> None:
+        """Stop every session. ``queued`` (the service) has the next start resume them;
+        ``interrupted`` (the MCP server, which resumes nothing on start, as it may run beside
+        ``serve`` on one home) leaves them to ``research-studio resume``."""
         self.stopping = True
+        self._left_as = leave_as
         tasks = list(self._tasks.values())
         for task in tasks:
             task.cancel()
