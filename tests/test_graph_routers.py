@@ -333,7 +333,7 @@ def test_clarification_converges_only_when_all_three_thresholds_hold():
 def test_graph_wiring():
     graph = build_graph()
     assert set(graph.nodes) == {"analyze", "clarify_retrieve", "clarify_ask", "plan",
-                                "research_sub_question", "collect", "detect_gaps",
+                                "review_plan", "research_sub_question", "collect", "detect_gaps",
                                 "domain_synthesis", "trust_engine", "write"}
     edges = set(graph.edges)
     assert ("__start__", "analyze") in edges
@@ -342,8 +342,8 @@ def test_graph_wiring():
     assert ("write", "__end__") in edges
     assert ("research_sub_question", "collect") in edges
     branches = {node: set(graph.branches[node]) for node in graph.branches}
-    assert set(branches) == {"analyze", "clarify_retrieve", "clarify_ask", "plan", "collect",
-                             "detect_gaps"}
+    assert set(branches) == {"analyze", "clarify_retrieve", "clarify_ask", "plan", "review_plan",
+                             "collect", "detect_gaps"}
     graph.compile()  # every conditional destination names a node
 
 

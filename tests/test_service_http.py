@@ -277,3 +277,41 @@ def test_concurrent_sessions_do_not_interfere(tmp_path):
     assert first["query"] == QUESTION and {s["kb"] for s in first["sources"]} == {"bridges"}
     assert {s["kb"] for s in second["sources"]} == {"lights"} and "Fresnel" in second["report_markdown"]
     assert "Fresnel" not in first["report_markdown"]
+
+
+def test_plan_review_over_http(client):
+    session_id = start(client, clarify="never", review_plan=True)
+    detail = wait_for_status(client, session_id, {"awaiting_plan_review"} | TERMINAL)
+    assert detail["status"] == "awaiting_plan_review", detail
+    plan = detail["pending_plan"]
+    assert plan["kind"] == "plan_review" and len(plan["sub_questions"]) >= 2
+    assert all({"id", "question", "priority", "strategy", "iteration_budget",
+                "cost_budget_usd"} <= set(sq) for sq in plan["sub_questions"])
+    shown = read_events(client, session_id, stop_when=lambda e: e["kind"] == "plan_review")
+    assert shown[-1]["data"]["sub_questions"] == plan["sub_questions"]
+    url = f"/api/research/sessions/{session_id}/plan"
+    first = plan["sub_questions"][0]
+    for body, where in (
+            ({"action": "edit", "sub_questions": []}, ["body", "sub_questions"]),
+            ({"action": "edit", "sub_questions": [{"id": "nope", "question": "Why?"}]},
+             ["body", "sub_questions", 0, "id"]),
+            ({"action": "edit", "sub_questions": [{"id": first["id"], "question": " "}]},
+             ["body", "sub_questions", 0, "question"]),
+            ({"action": "replan"}, ["body", "note"])):
+        refused = client.post(url, json=body)
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["detail"][0]["loc"] == where
+        assert client.get(f"/api/research/sessions/{session_id}").json()["status"] == \
+            "awaiting_plan_review"
+    edit = {"action": "edit", "sub_questions": [
+        {"id": first["id"], "question": "Who designed the Millau Viaduct?", "priority": 1.0},
+        {"id": None, "question": "Which bridge did Michel Virlogeux work on before?",
+         "priority": 0.6}]}
+    assert client.post(url, json=edit).status_code == 202
+    assert client.post(url, json={"action": "approve"}).status_code == 409
+    assert wait_for_status(client, session_id, TERMINAL)["status"] == "completed"
+    result = client.get(f"/api/research/sessions/{session_id}/results").json()
+    assert [sq["question_text"] for sq in result["sub_questions"]] == [
+        edit["sub_questions"][0]["question"], edit["sub_questions"][1]["question"]]
+    assert result["plan_review"]["status"] == "edited"
+    assert "Normandy Bridge" in result["report_markdown"]

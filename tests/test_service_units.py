@@ -64,7 +64,8 @@ def test_progress_folds_events_into_a_tree_with_counts():
         {"sub_question_id": "sq_001", "question_text": "A?", "priority": 1.0},
         {"sub_question_id": "sq_002", "question_text": "B?", "priority": 0.8}]})
     apply_event(progress, "plan", {"sub_questions": [  # a replayed plan adds nothing twice
-        {"sub_question_id": "sq_001", "question_text": "A?", "priority": 1.0}]})
+        {"sub_question_id": "sq_001", "question_text": "A?", "priority": 1.0},
+        {"sub_question_id": "sq_002", "question_text": "B?", "priority": 0.8}]})
     apply_event(progress, "sub_question", {"sub_question_id": "sq_001", "status": "researching"})
     apply_event(progress, "iteration", {"sub_question_id": "sq_001", "iteration": 1, "findings": 3,
                                         "sources": 5})
@@ -78,6 +79,13 @@ def test_progress_folds_events_into_a_tree_with_counts():
     first = progress["sub_questions"][0]
     assert (first["status"], first["iterations"], first["findings"]) == ("researching", 2, 3)
     assert (progress["findings"], progress["sources"]) == (5, 6)
+    # a reviewer's edited plan replaces the tree: removed ones go, kept ones keep their counts
+    apply_event(progress, "plan", {"final": True, "sub_questions": [
+        {"sub_question_id": "sq_001", "question_text": "A, reworded?", "priority": 0.5},
+        {"sub_question_id": "sq_003", "question_text": "C?", "priority": 0.9}]})
+    assert [(sq["sub_question_id"], sq["question_text"], sq["status"], sq["findings"])
+            for sq in progress["sub_questions"]] == [("sq_001", "A, reworded?", "researching", 3),
+                                                     ("sq_003", "C?", "pending", 0)]
     assert (progress["gap_rounds"], progress["claims"]) == (2, 7)
 
 

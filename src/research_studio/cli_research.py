@@ -63,7 +63,16 @@ class Progress:
             self.live.__exit__(*exc)
 
 
-def ask_at_terminal(payload: dict[str, Any]) -> str:
+def ask_at_terminal(payload: dict[str, Any]) -> Any:
+    """Answer what the run asks: a plan review, or clarifying questions."""
+    if payload.get("kind") == "plan_review":
+        from research_studio.cli_plan_review import review_at_terminal
+
+        return review_at_terminal(payload)
+    return clarify_at_terminal(payload)
+
+
+def clarify_at_terminal(payload: dict[str, Any]) -> str:
     err_console.print(f"\n[bold cyan]Clarification (round {payload.get('round', 0) + 1})[/] — "
                       f"knowledge-base coverage {payload.get('coverage', 0):.0%}")
     if payload.get("sources"):
@@ -85,6 +94,12 @@ def render_result(result: dict[str, Any], json_path: Path | None, out_path: Path
         json_path.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     if out_path and result["status"] == "completed":
         out_path.write_bytes(export_report(result, format_of(out_path)))
+    if result["status"] == "awaiting_plan_review":
+        from research_studio.cli_plan_review import print_pending_plan
+
+        console.print("[yellow]Waiting for a review of the plan:[/]")
+        print_pending_plan(result["session_id"], result.get("pending_plan", {}))
+        return
     if result["status"] == "awaiting_clarification":
         pending = result.get("pending_clarification", {})
         console.print("[yellow]Waiting for a clarification:[/]")
@@ -128,6 +143,9 @@ def register(app: typer.Typer) -> None:
         out: Annotated[Path | None, typer.Option("--out", help=OUT_HELP)] = None,
         sequential: Annotated[bool, typer.Option(
             "--sequential", help="Research sub-questions one at a time, by priority.")] = False,
+        review_plan: Annotated[bool, typer.Option(
+            "--review-plan", help="Show the plan before researching it: approve, edit or "
+            "replan (at a terminal; otherwise the session waits for resume --plan).")] = False,
         home: HomeOption = None,
     ) -> None:
         """Research a question: plan, research in parallel, verify, write a cited report."""
@@ -140,7 +158,7 @@ def register(app: typer.Typer) -> None:
         try:
             config = ResearchConfig(kb=kb, use_web=web, mode=mode, clarify=clarify,
                                     interactive=interactive or clarify == "always",
-                                    parallel=not sequential)
+                                    parallel=not sequential, review_plan=review_plan)
         except ValueError as exc:
             raise ResearchStudioError(f"invalid option: {exc}") from exc
         if template:
@@ -148,8 +166,8 @@ def register(app: typer.Typer) -> None:
         if config.interactive and not sys.stdin.isatty():
             config = config.model_copy(update={"interactive": True})
         progress = Progress(enabled=err_console.is_terminal)
-        hooks = Hooks(on_event=progress,
-                      ask=ask_at_terminal if sys.stdin.isatty() and config.interactive else None)
+        asks = config.interactive or config.review_plan
+        hooks = Hooks(on_event=progress, ask=ask_at_terminal if sys.stdin.isatty() and asks else None)
         session_id = new_session_id()
         result = _run(lambda: run_research(ctx, question, config, hooks, session_id), progress,
                       session_id)
@@ -161,21 +179,34 @@ def register(app: typer.Typer) -> None:
         session_id: Annotated[str, typer.Argument(help="Session to continue.")],
         answer: Annotated[str | None, typer.Option(
             "--answer", help="Reply to a pending clarification (or /end).")] = None,
+        plan: Annotated[Path | None, typer.Option(
+            "--plan", help="Decide a pending plan review with a JSON file "
+            "(start from `sessions plan ID`).")] = None,
+        approve_plan: Annotated[bool, typer.Option(
+            "--approve-plan", help="Approve a pending plan as proposed.")] = False,
         json_out: Annotated[Path | None, typer.Option("--json", help="Write the result JSON.")] = None,
         out: Annotated[Path | None, typer.Option("--out", help=OUT_HELP)] = None,
         retry: Annotated[bool, typer.Option(
             "--retry", help="Run a session stopped because its process kept dying.")] = False,
         home: HomeOption = None,
     ) -> None:
-        """Continue a session interrupted by a clarification, Ctrl-C or a crash."""
+        """Continue a session interrupted by a clarification, a plan review, Ctrl-C or a crash."""
+        from research_studio.cli_plan_review import read_decision
         from research_studio.graph.session import Hooks, resume_research
 
         if out:
             format_of(out)
+        if sum(x is not None and x is not False for x in (answer, plan, approve_plan)) > 1:
+            raise ResearchStudioError("give one of --answer, --plan and --approve-plan")
+        reply: Any = answer
+        if plan is not None:
+            reply = read_decision(plan)
+        elif approve_plan:
+            reply = {"action": "approve"}
         ctx = load_context(home or state["home"])
         progress = Progress(enabled=err_console.is_terminal)
         hooks = Hooks(on_event=progress, ask=ask_at_terminal if sys.stdin.isatty() else None)
-        result = _run(lambda: resume_research(ctx, session_id, hooks, answer, retry),
+        result = _run(lambda: resume_research(ctx, session_id, hooks, reply, retry),
                       progress, session_id)
         render_result(result, json_out, out)
 
@@ -216,6 +247,20 @@ def register(app: typer.Typer) -> None:
         else:
             console.print(f"Session {session_id} is {row['status']} (stage {row['stage']}); "
                           f"{len(store.findings(session_id))} findings stored so far.")
+
+    @sessions_app.command("plan")
+    @guarded
+    def sessions_plan(session_id: str, home: HomeOption = None) -> None:
+        """Print a session's pending plan as JSON to edit and pass to resume --plan."""
+        from research_studio.graph.plan_edits import editable_plan
+        from research_studio.store.backends import session_store
+
+        row = session_store(load_context(home or state["home"])).get(session_id)
+        pending = (row.get("result") or {}).get("pending_plan")
+        if row["status"] != "awaiting_plan_review" or not pending:
+            raise ResearchStudioError(f"session {session_id} is {row['status']}: no plan waits "
+                                      "for review")
+        print(json.dumps(editable_plan(pending), indent=2, ensure_ascii=False))
 
     @sessions_app.command("export")
     @guarded

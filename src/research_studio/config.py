@@ -299,6 +299,9 @@ class ResearchConfig(BaseModel):
     use_web: bool = False
     clarify: Literal["auto", "never", "always"] = "auto"
     interactive: bool = False
+    # stop after planning until a person approves, edits or replaces the plan (CLI
+    # --review-plan, POST /api/research/sessions/{id}/plan, the web page's checkbox)
+    review_plan: bool = False
     max_query_chars: PositiveInt = 4000
     # decomposition (seed 001)
     min_sub_questions: PositiveInt = 2

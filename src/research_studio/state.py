@@ -201,6 +201,12 @@ class ResearchState(TypedDict, total=False):
     decomposition_path: str  # llm | deterministic | flat
     outline: list[str]
     budget: dict[str, Any]
+    # plan review (config.review_plan): the person's decisions on the proposed plan
+    plan_review_status: str  # approved | edited | replan
+    plan_review_round: int  # plans turned down so far
+    plan_review_notes: Annotated[list[str], operator.add]  # the planner reads them all
+    plan_review_retired_ids: list[str]  # ids of removed or replaced sub-questions
+    plan_review_history: Annotated[list[dict], operator.add]
     # research
     findings: Annotated[list[Finding], merge_by_id("finding_id")]
     sources: Annotated[dict[str, Source], merge_sources]

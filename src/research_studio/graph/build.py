@@ -1,6 +1,6 @@
 """Wiring of the research graph and its routers (pure functions of state).
 
-analyze → [clarify_retrieve ⇄ clarify_ask] → plan → research_sub_question ×N (Send)
+analyze → [clarify_retrieve ⇄ clarify_ask] → plan [⇄ review_plan] → research_sub_question ×N (Send)
 → collect → detect_gaps ⇄ research → domain_synthesis → trust_engine → write
 """
 
@@ -20,6 +20,7 @@ from research_studio.graph.nodes.clarify import clarify_ask_node, clarify_retrie
 from research_studio.graph.nodes.domain_synthesis import domain_synthesis_node
 from research_studio.graph.nodes.gaps import detect_gaps_node
 from research_studio.graph.nodes.plan import plan_node
+from research_studio.graph.nodes.plan_review import review_plan_node
 from research_studio.graph.nodes.research import research_sub_question_node, sub_agent_payload
 from research_studio.graph.nodes.trust import trust_engine_node
 from research_studio.graph.nodes.write import write_node
@@ -65,6 +66,21 @@ def dispatch_research(state: ResearchState) -> list[Send] | str:
     if not state.get("config", {}).get("parallel", True):
         pending = pending[:1]
     return [Send("research_sub_question", sub_agent_payload(state, sq)) for sq in pending]
+
+
+def route_after_plan(state: ResearchState) -> list[Send] | str:
+    """A plan waits for the person's review when asked for, and is researched otherwise."""
+    reviewed = state.get("plan_review_status") in ("approved", "edited")
+    if state.get("config", {}).get("review_plan") and not reviewed:
+        return "review_plan"
+    return dispatch_research(state)
+
+
+def route_after_review(state: ResearchState) -> list[Send] | str:
+    """A turned-down plan goes back to the planner with the person's note."""
+    if state.get("plan_review_status") == "replan":
+        return "plan"
+    return dispatch_research(state)
 
 
 def route_after_gaps(state: ResearchState) -> list[Send] | str:
@@ -118,6 +134,7 @@ def build_graph(context_schema: type = ResearchDeps,
     graph = StateGraph(ResearchState, context_schema=context_schema)
     for name, node in (("analyze", analyze_node), ("clarify_retrieve", clarify_retrieve_node),
                        ("clarify_ask", clarify_ask_node), ("plan", plan_node),
+                       ("review_plan", review_plan_node),
                        ("research_sub_question", research_sub_question_node),
                        ("collect", collect_node), ("detect_gaps", detect_gaps_node),
                        ("domain_synthesis", domain_synthesis_node),
@@ -129,7 +146,10 @@ def build_graph(context_schema: type = ResearchDeps,
     graph.add_conditional_edges("clarify_retrieve", route_after_clarify_retrieve,
                                 ["clarify_ask", "plan"])
     graph.add_conditional_edges("clarify_ask", route_after_answer, ["clarify_retrieve", "plan"])
-    graph.add_conditional_edges("plan", dispatch_research, ["research_sub_question", "detect_gaps"])
+    graph.add_conditional_edges("plan", route_after_plan,
+                                ["review_plan", "research_sub_question", "detect_gaps"])
+    graph.add_conditional_edges("review_plan", route_after_review,
+                                ["plan", "research_sub_question", "detect_gaps"])
     graph.add_edge("research_sub_question", "collect")
     graph.add_conditional_edges("collect", dispatch_research,
                                 ["research_sub_question", "detect_gaps"])

@@ -23,15 +23,14 @@ def apply_event(progress: dict[str, Any], kind: str, data: dict[str, Any]) -> di
     if kind == "stage":
         progress["stage"] = data.get("stage", progress["stage"])
         progress["tokens"] = data.get("tokens", progress["tokens"])
-    elif kind == "plan":
-        known = {sq["sub_question_id"] for sq in progress["sub_questions"]}
-        for sq in data.get("sub_questions", []):
-            if sq["sub_question_id"] not in known:
-                progress["sub_questions"].append({
-                    "sub_question_id": sq["sub_question_id"],
-                    "question_text": sq.get("question_text", ""),
-                    "priority": sq.get("priority"), "status": "pending",
-                    "iterations": 0, "findings": 0, "sources": 0})
+    elif kind == "plan":  # a plan (or the one a reviewer edited) replaces the last one
+        known = {sq["sub_question_id"]: sq for sq in progress["sub_questions"]}
+        progress["sub_questions"] = [
+            {**known.get(sq["sub_question_id"], {"status": "pending", "iterations": 0,
+                                                 "findings": 0, "sources": 0}),
+             "sub_question_id": sq["sub_question_id"],
+             "question_text": sq.get("question_text", ""), "priority": sq.get("priority")}
+            for sq in data.get("sub_questions", [])]
     elif kind == "sub_question":
         entry = _sub_question(progress, data.get("sub_question_id", ""))
         if entry is not None:

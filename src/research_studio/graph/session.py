@@ -24,6 +24,7 @@ from research_studio.config import AppContext, ResearchConfig
 from research_studio.errors import InvalidQuery, ResearchStudioError, SessionQuarantined
 from research_studio.graph.build import build_graph
 from research_studio.graph.deps import ResearchDeps
+from research_studio.graph.plan_edits import validated_decision
 from research_studio.graph.result import build_result
 from research_studio.knowledge.base import KnowledgeBaseRegistry
 from research_studio.models.coordinator import ModelCoordinator
@@ -35,11 +36,12 @@ log = logging.getLogger("research_studio.session")
 
 @dataclass
 class Hooks:
-    """How a front end follows a run: events, answers to clarifying questions, and
-    (for tests and embedding) chat models to use in place of configured ones."""
+    """How a front end follows a run: events, answers to what the run asks (a clarifying
+    question's payload gets text back, a plan review's a decision: ``graph/plan_edits``),
+    and (for tests and embedding) chat models to use in place of configured ones."""
 
     on_event: Callable[[str, dict[str, Any]], None] = lambda kind, data: None
-    ask: Callable[[dict[str, Any]], str] | None = None
+    ask: Callable[[dict[str, Any]], Any] | None = None
     chat_models: dict[str, BaseChatModel] | None = None
 
 
@@ -130,7 +132,34 @@ async def _forget_checkpoints(workspace: Workspace, session_id: str) -> None:
                     session_id, exc)
 
 
-async def _drive(workspace: Workspace, session_id: str, answer: str | None,
+def waiting_status(pending: dict[str, Any]) -> str:
+    """What a session stopped at an interrupt waits for."""
+    return "awaiting_plan_review" if pending.get("kind") == "plan_review" \
+        else "awaiting_clarification"
+
+
+class RefusedAnswer(ResearchStudioError):
+    """An answer that does not fit what the session waits for: the session stays as it was."""
+
+
+def resume_value(session_id: str, pending: list[dict[str, Any]], answer: Any) -> Any:
+    """What resumes the graph for ``answer``: text for a clarification, a checked decision
+    for a plan review. Anything else is refused before the graph runs, so a mistaken or
+    invalid answer loses nothing and the question (or plan) stays pending."""
+    if not pending:
+        raise RefusedAnswer(f"session {session_id} has no pending question to answer")
+    if waiting_status(pending[0]) == "awaiting_plan_review":
+        if isinstance(answer, str):
+            raise RefusedAnswer(f"session {session_id} waits for a review of its plan, not an "
+                                "answer: approve or edit it (resume --plan FILE.json)")
+        return validated_decision(answer, pending[0]).model_dump()
+    if not isinstance(answer, str):
+        raise RefusedAnswer(f"session {session_id} waits for an answer to its clarifying "
+                            "questions, not a plan (resume --answer TEXT)")
+    return answer
+
+
+async def _drive(workspace: Workspace, session_id: str, answer: Any,
                  hooks: Hooks) -> dict[str, Any]:
     store = workspace.store
     row = store.get(session_id)
@@ -141,7 +170,7 @@ async def _drive(workspace: Workspace, session_id: str, answer: str | None,
     started = time.perf_counter()
     previous_active = float(row.get("active_s") or 0.0)
     status = "running"
-    nothing_to_answer = False
+    refused = False
     # Everything from opening the checkpoints on is inside the try, so a run that cannot
     # read them (a corrupt or truncated checkpoints.db) ends failed with the reason
     # recorded, like any other failure, and is never left "running".
@@ -149,14 +178,17 @@ async def _drive(workspace: Workspace, session_id: str, answer: str | None,
         async with open_checkpointer(workspace.backend) as saver:
             app = build_graph().compile(checkpointer=saver)
             snapshot = await app.aget_state(run_config)
+            if answer is not None:  # checked first: a refused answer leaves the session as it was
+                waiting = [i.value for task in snapshot.tasks for i in task.interrupts]
+                try:
+                    value = resume_value(session_id, waiting, answer)
+                except ResearchStudioError:
+                    refused = True
+                    raise
             if snapshot.values:
                 deps.coordinator.ledger.restore(snapshot.values.get("llm_calls", []),
                                                 snapshot.values.get("structured_outcomes", []))
-                pending: Any = Command(resume=answer) if answer is not None else None
-            elif answer is not None:  # the person's mistake: the session is left as it was
-                nothing_to_answer = True
-                raise ResearchStudioError(f"session {session_id} has no pending question "
-                                          "to answer")
+                pending: Any = Command(resume=value) if answer is not None else None
             else:  # never started (queued, or killed before the first checkpoint)
                 pending = _initial_input(row)
             while True:
@@ -178,12 +210,15 @@ async def _drive(workspace: Workspace, session_id: str, answer: str | None,
                 if not interrupts:
                     status = "completed" if not snapshot.next else "running"
                     break
-                if hooks.ask is None:
-                    status = "awaiting_clarification"
+                if interrupts[0].get("kind") == "plan_review":
+                    hooks.on_event("plan_review", interrupts[0])
+                reply = hooks.ask(interrupts[0]) if hooks.ask else None
+                if reply is None:  # nobody to ask, or the person left it for later
+                    status = waiting_status(interrupts[0])
                     break
-                pending = Command(resume=hooks.ask(interrupts[0]))
+                pending = Command(resume=reply)
     except BaseException as exc:
-        if nothing_to_answer:
+        if refused:
             raise
         active = previous_active + time.perf_counter() - started
         if isinstance(exc, asyncio.CancelledError):  # a person's cancel is recorded first;
@@ -203,6 +238,8 @@ async def _drive(workspace: Workspace, session_id: str, answer: str | None,
     result = build_result(snapshot.values, session_id, status, active)
     if status == "awaiting_clarification":
         result["pending_clarification"] = interrupts[0]
+    elif status == "awaiting_plan_review":
+        result["pending_plan"] = interrupts[0]
     store.update(session_id, status=status, active_s=active, result=result,
                  final_synthesis=result["report_markdown"] or None)
     if status == "completed":
@@ -234,9 +271,10 @@ def prepare_session(workspace: Workspace, query: str, config: ResearchConfig,
 
 
 async def drive_session(workspace: Workspace, session_id: str, hooks: Hooks | None = None,
-                        answer: str | None = None) -> dict[str, Any]:
+                        answer: Any = None) -> dict[str, Any]:
     """Run a recorded session from its last checkpoint (or from the start) until it
-    completes or waits for a clarification; ``answer`` replies to a pending question."""
+    completes or waits for a person; ``answer`` replies to a pending clarification (text)
+    or plan review (a ``PlanDecision`` or its JSON)."""
     store = workspace.store
     row = store.get(session_id)
     if row["status"] == "completed" and row.get("result"):
@@ -274,8 +312,9 @@ async def run_research(ctx: AppContext, query: str, config: ResearchConfig,
 
 
 async def resume_research(ctx: AppContext, session_id: str, hooks: Hooks | None = None,
-                          answer: str | None = None, retry: bool = False) -> dict[str, Any]:
-    """Continue a session from its last checkpoint; ``answer`` replies to a pending question.
+                          answer: Any = None, retry: bool = False) -> dict[str, Any]:
+    """Continue a session from its last checkpoint; ``answer`` replies to a pending
+    clarification or plan review.
 
     A person resuming a session decides anew: an earlier cancel no longer holds, and
     ``retry`` lifts the quarantine of a session whose process kept dying."""

@@ -29,7 +29,8 @@ class SessionState(BaseModel):
     session_id: str
     query: str
     status: str = Field(description="queued, running, completed, failed, cancelled, "
-                                    "interrupted or awaiting_clarification.")
+                                    "interrupted, awaiting_clarification or "
+                                    "awaiting_plan_review.")
     stage: str
     mode: str
     created_at: str

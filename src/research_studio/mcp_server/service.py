@@ -41,7 +41,7 @@ from research_studio.service.schemas import ResearchOptions
 from research_studio.store.sessions import TERMINAL
 
 # A wait ends on these: nothing more will happen to the session unless someone resumes it.
-WAIT_ENDS = (*TERMINAL, "interrupted", "awaiting_clarification")
+WAIT_ENDS = (*TERMINAL, "interrupted", "awaiting_clarification", "awaiting_plan_review")
 # A session another process runs wakes nobody here; its row is read again this often.
 POLL_S = 1.0
 

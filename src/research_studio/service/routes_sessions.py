@@ -13,6 +13,7 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 from research_studio.config import MAX_INT64
 from research_studio.errors import InvalidQuery, ResearchStudioError, StorageError
 from research_studio.export.formats import MEDIA_TYPES, ExportFormat, export_report
+from research_studio.graph.plan_edits import InvalidPlanDecision, PlanDecision, check_decision
 from research_studio.graph.progress import new_progress
 from research_studio.graph.session import prepare_session
 from research_studio.service.responses import invalid, refusals, stream_refusals
@@ -80,12 +81,14 @@ async def list_sessions(runner: Runner, limit: Annotated[int, Query(ge=1, le=200
 @router.get("/{session_id}", response_model=SessionDetail, responses=refusals(404, 422))
 async def get_session(row: SessionRow) -> dict[str, Any]:
     """Status, current stage and progress (sub-question tree, counts)."""
-    pending = None
-    if row["status"] == "awaiting_clarification" and row.get("result"):
-        pending = row["result"].get("pending_clarification")
+    result = row.get("result") or {}
+    waits = {"awaiting_clarification": "pending_clarification",
+             "awaiting_plan_review": "pending_plan"}
+    pending = {field: result.get(field) for status, field in waits.items()
+               if row["status"] == status}
     return {**{k: row[k] for k in ("id", "query", "status", "stage", "mode", "created_at",
                                    "updated_at", "error", "config")},
-            "progress": row.get("progress") or new_progress(), "pending_clarification": pending}
+            "progress": row.get("progress") or new_progress(), **pending}
 
 
 def not_complete(row: dict[str, Any]) -> JSONResponse | None:
@@ -180,6 +183,25 @@ async def answer_clarification(body: ClarificationAnswer, row: SessionRow, runne
         raise invalid(("body", "answer"), f"the answer is {len(body.answer):,} characters; the "
                       f"limit is {limit:,}", "string_too_long")
     runner.submit(row["id"], answer=body.answer.strip())
+    return Accepted(session_id=row["id"], status="queued")
+
+
+@router.post("/{session_id}/plan", status_code=202, response_model=Accepted,
+             responses=refusals(400, 404, 409, 413, 422))
+async def review_plan(body: PlanDecision, row: SessionRow, runner: Runner) -> Accepted:
+    """Decide the plan a session waits on (``review_plan``): ``approve`` it, ``edit`` it
+    (the full list of sub-questions in order: ids left out are removed, a null id is a new
+    one, priorities 0–1 share the budgets anew) or ``replan`` with a note. An edit that does
+    not fit the plan (no sub-question left, more than the maximum, an empty text, an
+    unknown or repeated id) is refused with 422 and the plan stays pending."""
+    pending = (row.get("result") or {}).get("pending_plan")
+    if row["status"] != "awaiting_plan_review" or not pending or runner.is_active(row["id"]):
+        raise HTTPException(409, f"session is {row['status']}; no plan waits for review")
+    try:
+        decision = check_decision(body, pending)
+    except InvalidPlanDecision as exc:
+        raise invalid(("body", *exc.loc), str(exc), "invalid_plan") from None
+    runner.submit(row["id"], answer=decision.model_dump())
     return Accepted(session_id=row["id"], status="queued")
 
 

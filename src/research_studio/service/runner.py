@@ -97,8 +97,9 @@ class SessionRunner:
     def is_active(self, session_id: str) -> bool:
         return session_id in self._tasks
 
-    def submit(self, session_id: str, answer: str | None = None) -> None:
-        """Queue a recorded session (new, answered, or left unfinished by a crash)."""
+    def submit(self, session_id: str, answer: Any = None) -> None:
+        """Queue a recorded session (new, answered, or left unfinished by a crash);
+        ``answer``: text for a clarification, a checked decision for a plan review."""
         if session_id in self._tasks:
             return
         self.store.update(session_id, status="queued")
@@ -109,7 +110,7 @@ class SessionRunner:
         # finally there): this callback settles it whatever happened.
         task.add_done_callback(lambda done: self._settle(session_id, done))
 
-    async def _run(self, session_id: str, answer: str | None) -> None:
+    async def _run(self, session_id: str, answer: Any) -> None:
         async with self._slots:
             if self.store.get(session_id).get("cancel_requested"):
                 return  # cancelled while it waited for a slot; _settle records it

@@ -61,6 +61,9 @@ class SessionDetail(SessionSummary):
     error: str | None = None
     progress: dict[str, Any]
     pending_clarification: dict[str, Any] | None = None
+    pending_plan: dict[str, Any] | None = Field(default=None, description=(
+        "The plan a session in awaiting_plan_review waits on: its sub-questions with id, "
+        "question, priority, strategy, rationale and budgets; decide with POST …/plan."))
     config: dict[str, Any]
 
 

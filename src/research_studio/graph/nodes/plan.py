@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from langgraph.runtime import Runtime
+from langgraph.types import Overwrite
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.answer_kind import rank_by_kind
@@ -154,8 +155,14 @@ def offline_decomposition(question: str, structure: QuestionStructure, deps: Res
     return retrieval_decomposition(question, structure, deps, config), "retrieval_driven"
 
 
+def plan_budget(sub_questions: list[SubQuestion], config: ResearchConfig) -> dict:
+    """The session's budget record: the cost split and each sub-question's iterations."""
+    return {**allocate_cost(len(sub_questions), config),
+            "iterations": {sq["sub_question_id"]: sq["iteration_budget"] for sq in sub_questions}}
+
+
 def _records(plan: list[PlanRow], strategy: str, config: ResearchConfig,
-             hop_clauses: list[str] | None = None) -> list[SubQuestion]:
+             hop_clauses: list[str] | None = None, first_id: int = 1) -> list[SubQuestion]:
     budgets = allocate_iterations([p for _, p, _ in plan], config)
     cost = allocate_cost(len(plan), config)["per_sub_question_usd"]
     now = datetime.now(UTC).isoformat(timespec="seconds")
@@ -165,7 +172,8 @@ def _records(plan: list[PlanRow], strategy: str, config: ResearchConfig,
         iteration_count=0, iteration_budget=budget, cost_budget_usd=cost, finding_ids=[],
         queued_queries=[], queries_done=[], synthesis=None, quality_score=0.0, stop_reason="",
         created_at=now, **({"hop_clauses": hop_clauses} if hop_clauses else {}))
-        for i, ((text, priority, rationale), budget) in enumerate(zip(plan, budgets, strict=True), start=1)]
+        for i, ((text, priority, rationale), budget) in enumerate(zip(plan, budgets, strict=True),
+                                                                  start=first_id)]
 
 
 async def llm_decomposition(deps: ResearchDeps, question: str, subject: str, config: ResearchConfig,
@@ -230,34 +238,52 @@ def question_structure(state: ResearchState, question: str, deps: ResearchDeps) 
     return understand(question, deps.embeddings.embed_array)
 
 
+def planning_question(state: ResearchState) -> str:
+    """The question the planner decomposes: as asked (or clarified), with the notes a
+    reviewer gave when asking for a new plan. A model reads the notes as instructions;
+    the offline planner parses them as part of the question."""
+    question = research_query(state)
+    notes = state.get("plan_review_notes", [])
+    return f"{question} ({'; '.join(notes)})" if notes else question
+
+
+def first_free_id(state: ResearchState) -> int:
+    """Ids of a plan a reviewer replaced are not reused (their events are on record)."""
+    retired = state.get("plan_review_retired_ids", [])
+    numbers = [int(i.rsplit("_", 1)[-1]) for i in retired if i.rsplit("_", 1)[-1].isdigit()]
+    return max(numbers, default=0) + 1
+
+
 async def plan_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
     deps = runtime.context
     config = run_config(state)
-    question = research_query(state)
+    question = planning_question(state)
     structure = question_structure(state, question, deps)
     subject = state.get("query_analysis", {}).get("primary_subject") or question
     outline: list[str] = []
+    first_id = first_free_id(state)
     if state.get("mode") == "flat":
         budget = min(config.sub_question_max_iterations,
                      max(config.sub_question_min_iterations, config.max_iterations - 2))
         strategy, path = "flat", "flat"
         sub_questions = _records([(question, 1.0, "flat research of the whole question")], strategy,
-                                 config, structure.clauses)
+                                 config, structure.clauses, first_id)
         sub_questions[0]["iteration_budget"] = budget
     else:
         plan = await deps.stages.planner.plan(question, structure, subject, deps, config)
         strategy, path, outline = plan.strategy, plan.path, plan.outline
         # the offline sub-questions climb the question's clause chain when it has one
         sub_questions = _records(plan.rows, strategy, config,
-                                 structure.clauses if path == "deterministic" else None)
+                                 structure.clauses if path == "deterministic" else None, first_id)
     outline = outline or [sq["question_text"] for sq in sub_questions]
-    tree = {"root": question, "strategy": strategy, "path": path,
+    tree = {"root": research_query(state), "strategy": strategy, "path": path,
             "question_kind": structure.kind.value,
             "children": [sq["sub_question_id"] for sq in sub_questions]}
-    budget = {**allocate_cost(len(sub_questions), config),
-              "iterations": {sq["sub_question_id"]: sq["iteration_budget"] for sq in sub_questions}}
     deps.emit("plan", {"sub_questions": sub_questions, "path": path})
-    return {"sub_questions": sub_questions, "decomposition_tree": tree, "decomposition_path": path,
-            "outline": outline, "budget": budget, "stage": "plan", "research_round": 0,
+    # a new plan replaces the one a reviewer turned down, whatever its length
+    replaced = Overwrite(sub_questions) if state.get("sub_questions") else sub_questions
+    return {"sub_questions": replaced, "decomposition_tree": tree,
+            "decomposition_path": path, "outline": outline,
+            "budget": plan_budget(sub_questions, config), "stage": "plan", "research_round": 0,
             "trace": [{"node": "plan", "decision": path, "strategy": strategy,
                        "sub_questions": len(sub_questions)}]}

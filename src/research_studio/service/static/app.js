@@ -5,7 +5,7 @@
 
 const KEY_STORAGE = 'rs-api-key';
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
-const ACTIVE = new Set(['queued', 'running', 'awaiting_clarification']);
+const ACTIVE = new Set(['queued', 'running', 'awaiting_clarification', 'awaiting_plan_review']);
 const MAX_EVENTS = 200;
 const PAGE_SIZE = 20;
 const REFRESH_GAP_MS = 500; // at most ~2 session fetches per second
@@ -32,6 +32,11 @@ const state = {
   sources: new Map(),
   clarifyKey: null,
   answeredKey: null,
+  plan: null, // the pending plan the review panel was built from
+  planKey: null, // round + sub-questions of that plan: rows are rebuilt only when it changes
+  planShownKey: null, // planKey + the server's error message, as last shown
+  planSentKey: null, // planShownKey when a decision was accepted: stay hidden until it changes
+  planServerError: null,
   historyOffset: 0,
   keyWaiters: [],
   sourceOpener: null,
@@ -94,9 +99,10 @@ const clearError = () => showError('');
 // ---------- API access ----------
 
 class ApiError extends Error {
-  constructor(status, message) {
+  constructor(status, message, detail = null) {
     super(message);
     this.status = status;
+    this.detail = detail; // the body's "detail", e.g. a list of validation issues
   }
 }
 
@@ -143,7 +149,9 @@ async function apiJson(path, { method = 'GET', body, signal } = {}) {
     method, headers, signal, body: body === undefined ? undefined : JSON.stringify(body),
   });
   const data = await response.json().catch(() => null);
-  if (!response.ok) throw new ApiError(response.status, describeError(data, response.status));
+  if (!response.ok) {
+    throw new ApiError(response.status, describeError(data, response.status), data && typeof data === 'object' ? data.detail : null);
+  }
   return data;
 }
 
@@ -237,7 +245,11 @@ function summarizeEvent(kind, d) {
     case 'sources': return `${count(d.sources)} new sources`;
     case 'gaps': return `round ${brief(d.round)}: ${count(d.gaps)} gaps → ${brief(d.decision)}`;
     case 'trust': return `${brief(d.claims)} claims checked`;
-    case 'clarification': return `${count(d.questions)} questions (round ${brief(d.round)})`;
+    case 'clarification': return `${count(d.questions)} questions (round ${brief(Number(d.round) + 1)})`;
+    case 'plan_review': {
+      const text = `plan of ${count(d.sub_questions)} sub-questions to review (round ${brief(Number(d.round) + 1)})`;
+      return d.error ? `${text}; refused: ${brief(d.error, 160)}` : text;
+    }
     case 'completed': return brief(d.status ?? 'completed');
     case 'error': return brief(d.message ?? 'error', 200);
     default: return brief(d);
@@ -362,6 +374,7 @@ function renderSession(session) {
   $('cancel').hidden = !ACTIVE.has(status);
   renderSessionError(session);
   renderClarification(status === 'awaiting_clarification' ? (session.pending_clarification || {}) : null);
+  renderPlanReview(status === 'awaiting_plan_review' ? (session.pending_plan || {}) : null);
 }
 
 function renderSessionError(session) {
@@ -397,7 +410,7 @@ function renderClarification(pending) {
     $('clarification-questions').replaceChildren(...questions.map((q) => el('li', { text: String(q) })));
     $('clarification-answer').value = '';
     const info = [];
-    if (pending.round != null) info.push(`round ${brief(pending.round)}`);
+    if (pending.round != null) info.push(`round ${brief(Number(pending.round) + 1)}`);
     if (Number.isFinite(pending.coverage)) info.push(`coverage ${Math.round(pending.coverage * 100)}%`);
     if (Array.isArray(pending.sources) && pending.sources.length) info.push(`${pending.sources.length} sources so far`);
     $('clarification-info').textContent = info.join(' · ');
@@ -408,7 +421,7 @@ function renderClarification(pending) {
 
 // POSTs an action for the open session, then keeps streaming: the server goes on
 // with the same session (after an answer) or ends it with a "cancelled" status.
-async function postAction(suffix, body, buttons, what) {
+async function postAction(suffix, body, buttons, what, onError = showError) {
   const id = state.sessionId;
   if (!id) return false;
   buttons.forEach((b) => { b.disabled = true; });
@@ -419,7 +432,7 @@ async function postAction(suffix, body, buttons, what) {
     scheduleRefresh();
     return true;
   } catch (err) {
-    showError(`Could not ${what}: ${err.message}`);
+    onError(`Could not ${what}: ${err.message}`, err);
     return false;
   } finally {
     buttons.forEach((b) => { b.disabled = false; });
@@ -437,6 +450,222 @@ async function sendClarification(answer) {
 }
 
 const onCancel = () => postAction('/cancel', undefined, [$('cancel')], 'cancel');
+
+// ---------- plan review ----------
+// With config.review_plan the server stops after planning ("awaiting_plan_review") and
+// waits for a decision: approve the plan, send an edited list, or ask for a new plan.
+
+let planRowSeq = 0;
+
+function renderPlanReview(pending) {
+  const panel = $('plan-review');
+  if (!pending) {
+    // planKey is kept: if the same plan comes back (a refused decision), the edits survive.
+    panel.hidden = true;
+    return;
+  }
+  const subQuestions = Array.isArray(pending.sub_questions) ? pending.sub_questions : [];
+  const key = JSON.stringify([pending.round, subQuestions]);
+  if (key !== state.planKey) {
+    // Only rebuild for a new plan, so edits in progress survive refreshes.
+    state.planKey = key;
+    state.plan = pending;
+    state.planServerError = null;
+    fillPlanRows(subQuestions);
+    $('replan-note').value = '';
+    showPlanError('');
+    $('plan-review-info').textContent = planInfo(pending);
+  }
+  const serverError = pending.error ? String(pending.error) : null;
+  if (serverError !== state.planServerError) {
+    state.planServerError = serverError;
+    if (serverError) showPlanError(`The last decision was refused: ${serverError}`);
+  }
+  state.planShownKey = JSON.stringify([key, serverError]);
+  // Stay hidden after deciding until the server moves on.
+  panel.hidden = state.planShownKey === state.planSentKey;
+}
+
+function planInfo(pending) {
+  const info = [];
+  if (pending.round != null) info.push(`round ${brief(Number(pending.round) + 1)}`);
+  if (pending.strategy) info.push(`strategy ${brief(pending.strategy)}`);
+  if (pending.path) info.push(`${brief(pending.path)} planner`);
+  if (Number.isFinite(pending.max_sub_questions)) info.push(`at most ${pending.max_sub_questions} sub-questions`);
+  return info.join(' · ');
+}
+
+function maxSubQuestions() {
+  const max = state.plan && state.plan.max_sub_questions;
+  return Number.isFinite(max) && max > 0 ? max : Infinity;
+}
+
+const planRowNodes = () => [...$('plan-rows').querySelectorAll('.plan-row')];
+
+function fillPlanRows(subQuestions) {
+  $('plan-rows').replaceChildren(...subQuestions.map((sq) => planRow(sq)));
+  updatePlanRows();
+}
+
+function roundPriority(value) {
+  return Number.isFinite(value) ? String(Math.round(value * 100) / 100) : '0.5';
+}
+
+// One editable row; sq is a planned sub-question, or null for a new one.
+function planRow(sq) {
+  planRowSeq += 1;
+  const n = planRowSeq;
+  const original = sq && Number.isFinite(sq.priority) ? sq.priority : 0.5;
+  const shown = roundPriority(original);
+  const meta = [];
+  if (sq) {
+    if (sq.strategy) meta.push(`strategy ${brief(sq.strategy)}`);
+    if (Number.isFinite(sq.iteration_budget)) meta.push(`up to ${sq.iteration_budget} iterations`);
+    if (Number.isFinite(sq.cost_budget_usd)) meta.push(`budget $${sq.cost_budget_usd.toFixed(2)}`);
+  } else {
+    meta.push('new sub-question');
+  }
+  return el('li', { className: sq ? 'plan-row' : 'plan-row plan-row-new', 'data-id': sq && sq.id != null ? sq.id : '' },
+    el('div', { className: 'plan-row-head' },
+      el('label', { for: `plan-q-${n}`, className: 'plan-label' }),
+      el('span', { className: 'sq-id', text: sq && sq.id != null ? String(sq.id) : 'new' })),
+    el('textarea', {
+      id: `plan-q-${n}`, className: 'plan-question', rows: 2, maxlength: 1000, value: sq ? String(sq.question ?? '') : '',
+    }),
+    el('div', { className: 'plan-row-controls' },
+      el('label', { for: `plan-p-${n}`, text: 'Priority' }),
+      el('input', {
+        type: 'number', id: `plan-p-${n}`, className: 'plan-priority', min: 0, max: 1, step: 0.05,
+        value: shown, 'data-shown': shown, 'data-original': original,
+      }),
+      el('button', { type: 'button', className: 'small plan-remove' })),
+    sq && sq.rationale ? el('p', { className: 'sq-meta plan-rationale', text: String(sq.rationale) }) : null,
+    el('p', { className: 'sq-meta', text: meta.join(' · ') }));
+}
+
+// Numbers the rows' labels and enforces the size limit on "Add sub-question".
+function updatePlanRows() {
+  const rows = planRowNodes();
+  rows.forEach((row, i) => {
+    row.querySelector('.plan-label').textContent = `Sub-question ${i + 1}`;
+    const remove = row.querySelector('.plan-remove');
+    remove.textContent = 'Remove';
+    remove.setAttribute('aria-label', `Remove sub-question ${i + 1}`);
+  });
+  const add = $('add-sub-question');
+  const max = maxSubQuestions();
+  add.disabled = rows.length >= max;
+  add.title = Number.isFinite(max) ? `At most ${max} sub-questions` : '';
+}
+
+function showPlanError(message) {
+  $('plan-review-error').textContent = message;
+  $('plan-review-error').hidden = !message;
+}
+
+function clearPlanInvalid() {
+  for (const node of $('plan-rows').querySelectorAll('[aria-invalid]')) node.removeAttribute('aria-invalid');
+}
+
+function markPlanInvalid(index, field) {
+  const row = planRowNodes()[index];
+  if (!row) return;
+  const node = row.querySelector(field === 'priority' ? '.plan-priority' : '.plan-question');
+  node.setAttribute('aria-invalid', 'true');
+}
+
+function readPlanRow(row) {
+  const input = row.querySelector('.plan-priority');
+  // An untouched priority is sent as planned, not as its rounded display.
+  const priority = input.value === input.dataset.shown ? Number(input.dataset.original) : input.valueAsNumber;
+  return { id: row.dataset.id || null, question: row.querySelector('.plan-question').value.trim(), priority };
+}
+
+function planUnchanged(rows) {
+  const planned = state.plan && Array.isArray(state.plan.sub_questions) ? state.plan.sub_questions : [];
+  return rows.length === planned.length && rows.every((row, i) => row.id === (planned[i].id ?? null)
+    && row.question === String(planned[i].question ?? '').trim()
+    && row.priority === (Number.isFinite(planned[i].priority) ? planned[i].priority : 0.5));
+}
+
+function planButtons() {
+  return [$('approve-plan'), $('replan'), $('add-sub-question'), $('reset-plan'),
+    ...$('plan-rows').querySelectorAll('.plan-remove')];
+}
+
+// A refused decision: the message in the panel, the rows it names marked, the edits kept.
+function onPlanError(message, err) {
+  showPlanError(message);
+  const issues = err && Array.isArray(err.detail) ? err.detail : [];
+  for (const issue of issues) {
+    const loc = issue && Array.isArray(issue.loc) ? issue.loc : [];
+    const at = loc.indexOf('sub_questions');
+    if (at >= 0 && Number.isInteger(loc[at + 1])) markPlanInvalid(loc[at + 1], loc[at + 2]);
+  }
+  if (err && err.status === 409) scheduleRefresh(); // no review pending any more
+}
+
+async function sendPlanDecision(body, what, done) {
+  const key = state.planShownKey;
+  showPlanError('');
+  const ok = await postAction('/plan', body, planButtons(), what, onPlanError);
+  updatePlanRows();
+  if (!ok) return;
+  state.planSentKey = key;
+  $('plan-review').hidden = true;
+  appendEvent('plan_review', done);
+}
+
+function onApprovePlan() {
+  clearPlanInvalid();
+  const rows = planRowNodes().map(readPlanRow);
+  const bad = rows.findIndex((row) => !Number.isFinite(row.priority) || row.priority < 0 || row.priority > 1);
+  if (bad >= 0) {
+    markPlanInvalid(bad, 'priority');
+    showPlanError(`The priority of sub-question ${bad + 1} must be a number from 0 to 1.`);
+    planRowNodes()[bad].querySelector('.plan-priority').focus();
+    return undefined;
+  }
+  if (planUnchanged(rows)) return sendPlanDecision({ action: 'approve' }, 'start the research', 'plan approved');
+  return sendPlanDecision({ action: 'edit', sub_questions: rows }, 'start the research with this plan',
+    `edited plan sent (${rows.length} sub-questions)`);
+}
+
+function onReplan() {
+  const note = $('replan-note').value.trim();
+  if (!note) {
+    showPlanError('Please say what the new plan should do differently.');
+    $('replan-note').focus();
+    return undefined;
+  }
+  clearPlanInvalid();
+  return sendPlanDecision({ action: 'replan', note }, 'ask for a new plan', 'new plan requested');
+}
+
+function onAddPlanRow() {
+  if (planRowNodes().length >= maxSubQuestions()) return;
+  const row = planRow(null);
+  $('plan-rows').append(row);
+  updatePlanRows();
+  row.querySelector('.plan-question').focus();
+}
+
+function onResetPlan() {
+  const planned = state.plan && Array.isArray(state.plan.sub_questions) ? state.plan.sub_questions : [];
+  fillPlanRows(planned);
+  showPlanError('');
+}
+
+function onPlanRowsClick(event) {
+  const button = event.target.closest('.plan-remove');
+  if (!button) return;
+  const row = button.closest('.plan-row');
+  const next = row.nextElementSibling || row.previousElementSibling;
+  row.remove();
+  updatePlanRows();
+  if (next) next.querySelector('.plan-remove').focus();
+  else $('add-sub-question').focus();
+}
 
 // ---------- report ----------
 
@@ -678,11 +907,14 @@ function resetSessionView(id) {
   Object.assign(state, {
     sessionId: id, session: null, lastEventId: null, refreshTimer: null, reportFor: null,
     sources: new Map(), clarifyKey: null, answeredKey: null,
+    plan: null, planKey: null, planShownKey: null, planSentKey: null, planServerError: null,
   });
-  for (const name of ['placeholder', 'report', 'source-panel', 'clarification', 'cancel', 'session-error']) {
+  for (const name of ['placeholder', 'report', 'source-panel', 'clarification', 'plan-review', 'cancel',
+    'session-error', 'plan-review-error']) {
     $(name).hidden = true;
   }
-  for (const name of ['live-query', 'stage', 'live-mode', 'counts', 'sub-questions', 'events', 'report-body', 'sources']) {
+  for (const name of ['live-query', 'stage', 'live-mode', 'counts', 'sub-questions', 'events', 'report-body', 'sources',
+    'plan-rows']) {
     $(name).replaceChildren();
   }
   $('live').hidden = false;
@@ -714,6 +946,8 @@ async function onSubmit(event) {
     clarify: $('clarify').value,
     use_web: $('use-web').checked,
   };
+  // Sent only when ticked: the server's default is no review.
+  if ($('review-plan').checked) config.review_plan = true;
   const button = $('submit');
   button.disabled = true;
   try {
@@ -816,6 +1050,12 @@ function init() {
   $('cancel').addEventListener('click', onCancel);
   $('send-answer').addEventListener('click', () => sendClarification($('clarification-answer').value));
   $('end-clarification').addEventListener('click', () => sendClarification('/end'));
+  $('approve-plan').addEventListener('click', onApprovePlan);
+  $('replan').addEventListener('click', onReplan);
+  $('add-sub-question').addEventListener('click', onAddPlanRow);
+  $('reset-plan').addEventListener('click', onResetPlan);
+  $('plan-rows').addEventListener('click', onPlanRowsClick);
+  $('plan-rows').addEventListener('input', (event) => event.target.removeAttribute('aria-invalid'));
   $('report').addEventListener('click', onReportClick);
   document.querySelector('.export-bar').addEventListener('click', onExport);
   $('close-source').addEventListener('click', closeSource);
