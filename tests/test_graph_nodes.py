@@ -914,6 +914,24 @@ def test_writer_names_the_part_without_evidence_and_cites_nothing_for_it():
     assert update["evidence"]["sub_questions_without_evidence"] == ["sq_002"]
 
 
+def test_a_part_whose_evidence_merged_into_another_section_points_there():
+    """The same sentence found for two sub-questions is one claim filed under one of them:
+    the other part's section names where its evidence is, and is not 'without evidence'."""
+    state = {**write_state(), "config": {"kb": "oceans"}}
+    state["claims"] = [{**c, "finding_ids": [f"f_{c['claim_id']}"]} for c in state["claims"]
+                       if c["sub_question_id"] == "sq_001"]
+    state["claims"][0]["finding_ids"].append("f_coral")
+    state["findings"] = [{"finding_id": "f_c001", "sub_question_id": "sq_001"},
+                         {"finding_id": "f_c002", "sub_question_id": "sq_001"},
+                         {"finding_id": "f_coral", "sub_question_id": "sq_002"}]
+    update = run(write_node, state, make_deps())
+    report = update["report_markdown"]
+    part = report.split("### Why do coral reefs bleach?\n", 1)[1].split("\n#", 1)[0]
+    assert f"Its evidence is listed under “{QUESTION}”" in part
+    assert "holds no evidence" not in report
+    assert update["evidence"]["sub_questions_without_evidence"] == []
+
+
 def test_connections_name_entities_in_the_shown_evidence_never_source_ids():
     state = write_state()
     state["claims"][2] = {**state["claims"][2],

@@ -278,10 +278,18 @@ def evidence_place(config: ResearchConfig) -> str:
     return kb or ("The web" if config.use_web else "The sources searched")
 
 
+def supported_parts(claim: Claim, part_of_finding: dict[str, str]) -> set[str]:
+    """The sub-questions whose research found a claim: the one it is filed under and every
+    one whose finding it merged (the same sentence found for two parts is one claim)."""
+    return {claim.get("sub_question_id", ""),
+            *(part_of_finding[f] for f in claim.get("finding_ids", []) if f in part_of_finding)}
+
+
 def evidence_summary(verified: list[Claim], usable: list[Claim], relevance: dict[str, float],
-                     sub_questions: list[dict], config: ResearchConfig) -> dict:
+                     sub_questions: list[dict], config: ResearchConfig,
+                     part_of_finding: dict[str, str] | None = None) -> dict:
     """What the relevance gate let through, for ``metrics.evidence`` and the report."""
-    covered = {c.get("sub_question_id") for c in usable}
+    covered = {part for c in usable for part in supported_parts(c, part_of_finding or {})}
     return {"found": bool(usable), "relevant_claims": len(usable),
             "verified_claims": len(verified),
             "closest_relevance": max(relevance.values(), default=0.0),
@@ -301,6 +309,13 @@ def no_evidence_answer(evidence: dict, place: str) -> str:
             "a passage needs to be shown). Nothing is cited.")
 
 
+def listed_elsewhere(sq: dict, shown_by_sq: list[tuple[dict, list[Claim]]],
+                     part_of_finding: dict[str, str]) -> dict | None:
+    """The section that shows a claim this part's research found, if one does."""
+    return next((other for other, shown in shown_by_sq if other is not sq and any(
+        sq["sub_question_id"] in supported_parts(c, part_of_finding) for c in shown)), None)
+
+
 async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
     deps = runtime.context
     question = research_query(state)
@@ -312,7 +327,9 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
     relevance = claim_relevance(question, asked, verified, deps.similarity)
     usable = relevant_claims(verified, relevance, config.claim_min_relevance)
     usable += bridged_claims(question, verified, usable, relevance, config.claim_bridge_min_relevance)
-    evidence = evidence_summary(verified, usable, relevance, state.get("sub_questions", []), config)
+    part_of_finding = {f["finding_id"]: f["sub_question_id"] for f in state.get("findings", [])}
+    evidence = evidence_summary(verified, usable, relevance, state.get("sub_questions", []), config,
+                                part_of_finding)
     citations = Citations(sources)
     claims_by_sq = [(sq, [c for c in usable if c.get("sub_question_id") == sq["sub_question_id"]])
                     for sq in sorted(state.get("sub_questions", []), key=lambda s: -s.get("priority", 0))]
@@ -355,6 +372,8 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
                 lines += [f"### {_clean(sq['question_text'])}", ""]
             if shown:
                 lines += [f"- {claim_line(c, citations)}" for c in shown]
+            elif (home := listed_elsewhere(sq, shown_by_sq, part_of_finding)) is not None:
+                lines.append(f"- Its evidence is listed under “{_clean(home['question_text'])}”.")
             else:
                 lines.append(f"- {place} holds no evidence on this part.")
             lines.append("")
