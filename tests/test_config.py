@@ -138,3 +138,26 @@ def test_knowledge_base_names_match_in_full(name, ok):
     else:
         with pytest.raises(ValueError, match="invalid knowledge base name"):
             check_kb_name(name)
+
+
+def test_a_session_budget_applies_within_the_operators_ceiling(home):
+    """One budget per session: the research config's limits (a template's, an API
+    request's), lowered to the [models] ceiling of config.toml, and recorded that way."""
+    from research_studio.config import apply_template
+    from research_studio.graph.session import Workspace, prepare_session
+
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text(
+        '[models]\nmax_total_cost_usd = 1.25\nmax_external_calls = 4\n', encoding="utf-8")
+    ctx = load_context(home)
+    deep = apply_template(ResearchConfig(use_web=True), "deep_dive")
+    assert deep.max_total_cost_usd == 5.0
+    capped = deep.within(ctx.settings.models)
+    assert (capped.max_total_cost_usd, capped.max_external_calls) == (1.25, 4)
+    modest = ResearchConfig(use_web=True, max_total_cost_usd=0.5, max_external_calls=2)
+    assert modest.within(ctx.settings.models) == modest, "a lower session budget is kept"
+
+    workspace = Workspace(ctx)
+    session_id = prepare_session(workspace, "How do tides work?", deep)
+    recorded = workspace.store.get(session_id)["config"]
+    assert (recorded["max_total_cost_usd"], recorded["max_external_calls"]) == (1.25, 4)

@@ -186,7 +186,10 @@ def models(
                           "models": rows}, indent=2))
     else:
         table = Table("name", "provider", "model", "tiers", "local", *(
-            ["status", "latency", "reply"] if check else []), title="Configured models")
+            ["status", "latency", "reply"] if check else []), title="Configured models",
+            caption=f"every session: at most ${settings.max_total_cost_usd:g} and "
+                    f"{settings.max_external_calls} external model calls (a session's own "
+                    "budget applies within this ceiling)")
         for row in rows:
             cells = [row["name"], row["provider"], row["model"], ",".join(row["tiers"]),
                      "yes" if row["local"] else "no"]

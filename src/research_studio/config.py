@@ -115,6 +115,8 @@ class ModelSettings(BaseModel):
         default_factory=lambda: {t: ["embedded"] for t in TIERS}
     )
     prefer_local: bool = True
+    # the operator's ceiling for every session: a session's own budget (its research
+    # config, a template, an API request) applies within it (ResearchConfig.within)
     max_total_cost_usd: NonNegativeFloat = 3.0
     max_external_calls: NonNegativeInt = 15
 
@@ -333,7 +335,7 @@ class ResearchConfig(BaseModel):
     hitl_coverage_threshold: Fraction = 0.80
     hitl_dedup_threshold: Fraction = 0.70
     hitl_max_gaps: NonNegativeInt = 2
-    # budgets (seed 001 section 5.2)
+    # budgets (seed 001 section 5.2); a session never gets more than [models] allows
     max_total_cost_usd: NonNegativeFloat = 3.0
     max_external_calls: NonNegativeInt = 15
     decomposition_cost_usd: NonNegativeFloat = 0.05
@@ -384,6 +386,15 @@ class ResearchConfig(BaseModel):
     # of documentation for no more injections; 0.40 lets four English injections through.
     directive_min_similarity: Fraction = 0.35
     directive_margin: Fraction = 0.10
+
+    def within(self, models: ModelSettings) -> ResearchConfig:
+        """The session's one budget: its own cost and external-call limits, lowered to the
+        ceiling the operator set in ``[models]`` (config.toml or environment) where that
+        is lower. The recorded config holds the result, so the plan's cost split, the
+        model coordinator and the result JSON all read the same figure."""
+        return self.model_copy(update={
+            "max_total_cost_usd": min(self.max_total_cost_usd, models.max_total_cost_usd),
+            "max_external_calls": min(self.max_external_calls, models.max_external_calls)})
 
 
 TEMPLATES: dict[str, dict[str, object]] = {

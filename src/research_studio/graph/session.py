@@ -93,9 +93,12 @@ def research_deps(workspace: Workspace, config: ResearchConfig, hooks: Hooks) ->
     if kb is None and not config.use_web:
         raise ResearchStudioError("nothing to research: choose a knowledge base with --kb NAME "
                                   f"(existing: {', '.join(registry.names()) or 'none'}) or use --web")
+    # the recorded config already holds the session's budget within the [models] ceiling;
+    # applied again for sessions recorded before the ceiling was
+    budget = config.within(ctx.settings.models)
     models = ctx.settings.models.model_copy(update={
-        "max_total_cost_usd": config.max_total_cost_usd,
-        "max_external_calls": config.max_external_calls})
+        "max_total_cost_usd": budget.max_total_cost_usd,
+        "max_external_calls": budget.max_external_calls})
     coordinator = ModelCoordinator(models, chat_models=hooks.chat_models)
     return ResearchDeps(coordinator=coordinator, kb=kb, web=ctx.settings.web,
                         embeddings=registry.embeddings, emit=hooks.on_event)
@@ -266,6 +269,7 @@ def prepare_session(workspace: Workspace, query: str, config: ResearchConfig,
         raise InvalidQuery(f"nothing to research: choose a knowledge base (existing: {names}) "
                            "or enable the web", field="config")
     session_id = session_id or new_session_id()
+    config = config.within(workspace.ctx.settings.models)  # one budget, recorded with it
     workspace.store.create(session_id, query, config.model_dump(), status=status)
     return session_id
 
