@@ -11,6 +11,7 @@ import asyncio
 import re
 from collections.abc import Sequence
 
+import networkx as nx
 import numpy as np
 from langgraph.runtime import Runtime
 
@@ -95,40 +96,28 @@ def group_by_domain(sub_questions: Sequence[SubQuestion],
     return domains
 
 
-def _contradiction_edges(findings: Sequence[Finding], sim: np.ndarray,
-                         members: Sequence[int]) -> dict[int, set[int]]:
+def _contradiction_graph(findings: Sequence[Finding], sim: np.ndarray,
+                         members: Sequence[int]) -> nx.Graph:
+    """Findings (by index) linked where they are on the same topic and their figures
+    disagree."""
     numbers = {i: numeric_tokens(findings[i].get("text", "")) for i in members}
-    edges: dict[int, set[int]] = {i: set() for i in members}
-    for pos, i in enumerate(members):
-        for j in members[pos + 1:]:
-            if sim[i, j] >= SAME_TOPIC and numbers_disagree(numbers[i], numbers[j]):
-                edges[i].add(j)
-                edges[j].add(i)
-    return edges
+    graph = nx.Graph()
+    graph.add_nodes_from(members)
+    graph.add_edges_from((i, j) for pos, i in enumerate(members) for j in members[pos + 1:]
+                         if sim[i, j] >= SAME_TOPIC and numbers_disagree(numbers[i], numbers[j]))
+    return graph
 
 
-def _components(edges: dict[int, set[int]]) -> list[list[int]]:
-    seen: set[int] = set()
-    groups = []
-    for start in edges:
-        if start in seen or not edges[start]:
-            continue
-        stack, group = [start], []
-        seen.add(start)
-        while stack:
-            node = stack.pop()
-            group.append(node)
-            for other in edges[node] - seen:
-                seen.add(other)
-                stack.append(other)
-        groups.append(sorted(group))
-    return groups
+def _components(graph: nx.Graph) -> list[list[int]]:
+    """Groups of two or more contradicting findings, by their first member."""
+    return sorted((sorted(group) for group in nx.connected_components(graph) if len(group) > 1),
+                  key=lambda group: group[0])
 
 
 def conflict_groups(findings: Sequence[Finding], similarity: Similarity) -> list[list[int]]:
     """Indices of contradicting findings, as connected components (chains count as one)."""
     sim = as_matrix([f.get("text", "") for f in findings], similarity)
-    return _components(_contradiction_edges(findings, sim, list(range(len(findings)))))
+    return _components(_contradiction_graph(findings, sim, list(range(len(findings)))))
 
 
 def evidence_counts(findings: Sequence[Finding], similarity: Similarity) -> dict[str, int]:
@@ -179,8 +168,8 @@ def resolve_domain(findings: Sequence[Finding], similarity: Similarity
     records: list[ResolvedConflict] = []
     winners: dict[int, Finding] = {}
     while True:
-        edges = _contradiction_edges(current, sim, alive)
-        groups = _components(edges)
+        graph = _contradiction_graph(current, sim, alive)
+        groups = _components(graph)
         if not groups:
             break
         for group in groups:
@@ -188,7 +177,7 @@ def resolve_domain(findings: Sequence[Finding], similarity: Similarity
             records.append(record)
             winner_index = next(i for i in group if current[i]["finding_id"] == winner["finding_id"])
             current[winner_index] = winners[winner_index] = winner
-            alive = [i for i in alive if i not in edges[winner_index]]
+            alive = [i for i in alive if i not in graph.adj[winner_index]]
     return [current[i] for i in alive], records, list(winners.values())
 
 

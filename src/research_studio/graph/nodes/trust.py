@@ -14,11 +14,12 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Sequence
-from difflib import SequenceMatcher
 from urllib.parse import urlsplit
 
 import numpy as np
 from langgraph.runtime import Runtime
+from rapidfuzz import fuzz
+from rapidfuzz.distance import Indel
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.claim_check import Statement, check_statements
@@ -34,9 +35,6 @@ DEFAULT_CONFIDENCE = 0.5
 KNOWN_REFERENCES = ("wikipedia.org", "nature.com", "arxiv.org", "who.int", "python.org")
 INSTITUTIONAL_LABELS = ("gov", "edu", "int")
 _REFINE_MARGIN = 0.1  # windows this far below the threshold are not worth refining
-_GRAM = 4  # character q-grams that locate candidate windows
-_CANDIDATES = 2  # candidate windows that get a full ratio
-_CANDIDATE_DENSITY = 0.8  # ... if their q-gram density is close to the best one's
 
 
 # ---- credibility -----------------------------------------------------------------------------
@@ -96,75 +94,41 @@ def _span(offsets: list[int], start: int, end: int) -> tuple[int, int]:
     return offsets[start], offsets[end - 1] + 1
 
 
-def _align(blocks: list, lo: int, hi: int, size: int, limit: int) -> tuple[int, int]:
-    """Project the needle onto the text through the matching blocks of the window [lo, hi)
-    (noise blocks of one or two characters ignored): the first block fixes where the needle
-    starts, the last where it ends, even past the window's edges."""
-    solid = [b for b in blocks if b.size >= 3]
-    if not solid:
-        return lo, hi
-    first, last = solid[0], solid[-1]
-    start = max(0, lo + first.a - first.b)
-    end = min(limit, lo + last.a + last.size + (size - last.b - last.size))
-    return start, max(end, start + 1)
-
-
-def _gram_density(needle: str, haystack: str) -> list[int]:
-    """For each window start, how many of the window's character q-grams occur in the needle.
-
-    Unlike ``quick_ratio``'s bag of characters this keeps local order, so it still points at
-    the right place in repetitive text; prefix sums make every start cost O(1)."""
-    q = min(_GRAM, len(needle))
-    grams = {needle[i:i + q] for i in range(len(needle) - q + 1)}
-    hits = [0]
-    for i in range(max(0, len(haystack) - q + 1)):
-        hits.append(hits[-1] + (haystack[i:i + q] in grams))
-    span = max(1, len(needle) - q + 1)
-    last = max(0, len(haystack) - len(needle))
-    return [hits[min(len(hits) - 1, start + span)] - hits[min(len(hits) - 1, start)]
-            for start in range(last + 1)]
-
-
-def _peaks(density: list[int], spacing: int, count: int) -> list[int]:
-    """The ``count`` densest window starts at least ``spacing`` apart (ties: leftmost)."""
-    chosen: list[int] = []
-    for start in sorted(range(len(density)), key=lambda i: -density[i]):
-        if all(abs(start - other) >= spacing for other in chosen):
-            chosen.append(start)
-            if len(chosen) == count:
-                break
-    return chosen
+def _fit_edges(needle: str, haystack: str, start: int, end: int,
+               pad: int) -> tuple[int, int]:
+    """Fit a window's edges to the needle: align the needle with the window (widened by
+    ``pad`` each side) and project it through the first and last matching blocks (blocks
+    of one or two characters are noise), so a quote that dropped or added a few words
+    still gets both of its edges."""
+    lo, hi = max(0, start - pad), min(len(haystack), end + pad)
+    blocks = [b for b in Indel.opcodes(needle, haystack[lo:hi]).as_matching_blocks()
+              if b.size >= 3]
+    if not blocks:
+        return start, end
+    first, last = blocks[0], blocks[-1]
+    fitted_start = max(0, lo + first.b - first.a)
+    fitted_end = min(len(haystack), lo + last.b + last.size + (len(needle) - last.a - last.size))
+    return fitted_start, max(fitted_end, fitted_start + 1)
 
 
 def _best_window(needle: str, haystack: str, threshold: float) -> tuple[float, int, int]:
-    """Find the needle-sized window most like the needle, then refine its edges.
-
-    Candidate windows come from a q-gram density profile over every start (cheap, O(n));
-    only the densest two, a quarter of the needle apart at least, get a full ``ratio``, and
-    the winner is re-aligned through its own matching blocks, which fixes both edges at once.
-    A full ratio costs a few ms at 300 chars, so at most three are run.
-    """
-    matcher = SequenceMatcher(None, autojunk=False)
-    matcher.set_seq2(needle)
-    size, limit = len(needle), len(haystack)
-    cache: dict[tuple[int, int], tuple[float, list]] = {}
-
-    def score(window: tuple[int, int]) -> float:
-        if window not in cache:
-            matcher.set_seq1(haystack[window[0]:window[1]])
-            cache[window] = (matcher.ratio(), matcher.get_matching_blocks())
-        return cache[window][0]
-
-    density = _gram_density(needle, haystack)
-    starts = _peaks(density, max(1, size // 4), _CANDIDATES)
-    starts = [s for s in starts if density[s] >= _CANDIDATE_DENSITY * density[starts[0]]]
-    window = max(((s, min(limit, s + size)) for s in starts), key=score)
-    best = score(window)
+    """The window of the haystack most like the needle (rapidfuzz's partial-ratio alignment:
+    the best needle-sized window by Indel similarity), its edges then fitted to the needle
+    when it is close enough to be worth it. Similarity is 2·matches / total length, the
+    measure ``fuzzy_match_threshold`` is set on."""
+    if len(needle) >= len(haystack):
+        return Indel.normalized_similarity(needle, haystack), 0, len(haystack)
+    found = fuzz.partial_ratio_alignment(needle, haystack)
+    best, start, end = found.score / 100, found.dest_start, found.dest_end
     if best >= threshold - _REFINE_MARGIN:
-        aligned = _align(cache[window][1], *window, size, limit)
-        if score(aligned) > best:
-            window, best = aligned, score(aligned)
-    return best, *window
+        # fitted within the window, and within it widened by a quarter of the needle (for
+        # a quote that lost words at an edge); the one most like the needle wins
+        for pad in (0, len(needle) // 4):
+            fitted = _fit_edges(needle, haystack, found.dest_start, found.dest_end, pad)
+            score = Indel.normalized_similarity(needle, haystack[fitted[0]:fitted[1]])
+            if score > best:
+                best, (start, end) = score, fitted
+    return best, start, end
 
 
 def locate_quote(quote: str, text: str, threshold: float) -> dict:
