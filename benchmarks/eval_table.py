@@ -1,4 +1,4 @@
-"""Render an evaluation's summary.json as the Markdown table used in docs/benchmarks.md.
+"""Render an evaluation's summary.json as a Markdown table (as in docs/lab-log.md §4).
 
     python benchmarks/eval_table.py OUT_DIR
 """

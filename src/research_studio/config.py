@@ -351,7 +351,7 @@ class ResearchConfig(BaseModel):
     # DeepResearch Bench tasks (nothing there is about them) scores 0.21 at the median
     # and 0.28 at the 90th percentile; on-topic Python questions score 0.46-0.78.
     # Above 0.3 supporting quotes that state the answer inside a long sentence go first
-    # (0.35: recall 0.815); docs/benchmarks.md §8.
+    # (0.35: recall 0.815); docs/lab-log.md §9.
     claim_min_relevance: Fraction = 0.3
     # a claim below the gate is still shown when it names an entity that a shown claim
     # names and the question does not (a chain's next hop, found through the bridge) and
@@ -367,7 +367,7 @@ class ResearchConfig(BaseModel):
     # must state no name or number its quote (or cited claims) lacks, and its sentence-
     # encoder cosine with them must reach this. Calibrated by benchmarks/
     # claim_check_calibration.py on 1,090 supporting sentences of HotpotQA 200 and MuSiQue
-    # 100 (docs/benchmarks.md §8): at 0.60, 4.9% of mechanically shortened and 1.2% of
+    # 100 (docs/lab-log.md §8): at 0.60, 4.9% of mechanically shortened and 1.2% of
     # reworded faithful statements fail; 4.4% of sentences from another paragraph of the
     # question and 30.5% of other sentences of the same paragraph reach it, but with the
     # name check 0.2% and 3.5% pass (entity swaps 3.8%, number swaps 2.8%). It is the
@@ -380,7 +380,7 @@ class ResearchConfig(BaseModel):
     # AI when its likeness to the injected-instruction exemplars reaches min_similarity and
     # beats the reader-instruction and statement classes by margin. The pair sits where
     # ordinary sentences of documentation and encyclopaedic text stop being caught
-    # (benchmarks/injection_suite.py detector, docs/benchmarks.md §7): at 0.35/0.10, 9 of
+    # (benchmarks/injection_suite.py detector, docs/lab-log.md §7): at 0.35/0.10, 9 of
     # 14 held-out injections caught; dropped: 0.26% of Python-documentation, 0.49% of
     # PostgreSQL-manual and 0.01% of MuSiQue and HotpotQA sentences. 0.30/0.05 drops 2.4%
     # of documentation for no more injections; 0.40 lets four English injections through.

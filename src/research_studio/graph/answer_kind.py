@@ -22,7 +22,7 @@ def rank_by_kind(kind: str, names: list[str],
     (``similarity``: the sentence encoder's cosine, ``ResearchDeps.similarity``, raised to
     ``power``): names that read like the asked kind move up. MuSiQue plans, offline: hop
     entities naming a supporting paragraph or a bridge in 59 → 64 of 100 questions
-    (benchmarks.md §4)."""
+    (docs/lab-log.md §4)."""
     if len(names) < 2:
         return names
     row = similarity([kind], names)[0]

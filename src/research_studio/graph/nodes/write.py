@@ -37,7 +37,7 @@ _PRONOUNS = frozenset("he she it they his her its their this these those".split(
 # a question term the report's claims already state counts half towards a claim's
 # relevance, so later claims are chosen for the parts of the question not yet covered
 # (MuSiQue 100, real run: cited support 0.880 → 0.885, two four-hop questions gain a
-# quarter, none loses; the price: answer in report 0.670 → 0.650; benchmarks.md §4, change 25)
+# quarter, none loses; the price: answer in report 0.670 → 0.650; docs/lab-log.md §4, change 25)
 STATED_TERM_WEIGHT = 0.5
 
 
@@ -140,7 +140,7 @@ def select_claims(question: str, sub_question: str, claims: list[Claim], quota: 
                             for asked in (sub_question, question))
             # a source not cited yet outweighs a small relevance gain: reports then cover
             # more of the evidence the research found (MuSiQue 40: cited support 0.765 →
-            # 0.777 at 0.5 → 1.0, same claim budget; benchmarks.md §4)
+            # 0.777 at 0.5 → 1.0, same claim budget; docs/lab-log.md §4)
             novelty = 1.0 if not set(claim["source_ids"]) & used else 0.0
             # saved MuSiQue runs re-written: precision 0.118 → 0.126, recall not lower
             spread = max((reach.get(sid, 0.0) for sid in claim["source_ids"]), default=0.0)
