@@ -154,3 +154,42 @@ def test_dense_search_is_exact_so_every_process_gets_the_same_results(registry):
     reopened = registry.open("vectors")
     assert reopened.collection.configuration["hnsw"]["ef_search"] == registry.settings.search_ef
     assert misses(reopened.collection) == 0
+
+
+def test_the_bm25_index_is_kept_on_disk_in_step_with_the_knowledge_base(context, corpus,
+                                                                       monkeypatch):
+    """Ingestion saves the lexical index; another process opens it without reading the
+    chunks back; a later ingestion replaces it; an unreadable one is rebuilt; deleting the
+    knowledge base removes it."""
+    from research_studio.knowledge.base import KnowledgeBase
+
+    registry = KnowledgeBaseRegistry(context.kb_dir, context.settings.knowledge)
+    registry.open("science", create=True).ingest_paths([corpus["md"]])
+    folder = context.kb_dir / "lexical" / "science"
+    assert (folder / "research-studio.json").is_file()
+
+    rebuilds: list[str] = []
+    original = KnowledgeBase._rebuild_lexical
+
+    def counting(self, revision):
+        rebuilds.append(revision)
+        return original(self, revision)
+
+    monkeypatch.setattr(KnowledgeBase, "_rebuild_lexical", counting)
+    fresh = KnowledgeBaseRegistry(context.kb_dir, context.settings.knowledge).open("science")
+    assert fresh.search("lava", k=1, mode="bm25")[0].title == "Volcanoes"
+    assert rebuilds == [], "a saved index for this revision is loaded, not rebuilt"
+
+    fresh.ingest_paths([corpus["txt"]])  # the index follows the new revision at once
+    assert len(rebuilds) == 1
+    other = KnowledgeBaseRegistry(context.kb_dir, context.settings.knowledge).open("science")
+    assert other.search("moon tides", k=1, mode="bm25")[0].title == "Tides"
+    assert len(rebuilds) == 1
+
+    (folder / "ids.json").write_text("not json", encoding="utf-8")
+    broken = KnowledgeBaseRegistry(context.kb_dir, context.settings.knowledge).open("science")
+    assert broken.search("lava", k=1, mode="bm25")[0].title == "Volcanoes"
+    assert len(rebuilds) == 2
+
+    registry.delete("science")
+    assert not folder.exists()

@@ -11,6 +11,7 @@ read as before.
 from __future__ import annotations
 
 import functools
+import shutil
 import threading
 import time
 import uuid
@@ -169,18 +170,20 @@ def _hit(kb: str, chunk_id: str, text: str, meta: dict[str, Any], score: float) 
 
 
 class KnowledgeBase:
-    """One Chroma collection plus a lazily built BM25 index over the same chunks."""
+    """One Chroma collection plus a BM25 index over the same chunks, kept on disk in
+    ``lexical_dir`` and rebuilt when the collection changed (by any process)."""
 
     def __init__(self, name: str, client: ClientAPI, collection: Collection,
                  settings: KnowledgeSettings, embeddings: MiniLMOnnxEmbeddings,
-                 location: Path | str = "") -> None:
+                 location: Path | str = "", lexical_dir: Path | None = None) -> None:
         self.name = name
         self.location = location  # the Chroma folder, or the server's URL: for messages
         self.client = client
         self.collection = collection
         self.settings = settings
         self.embeddings = embeddings
-        self._lexical: tuple[str, LexicalIndex, dict[str, tuple[str, dict]]] | None = None
+        self.lexical_dir = lexical_dir
+        self._lexical: tuple[str, LexicalIndex] | None = None
         self._lock = threading.Lock()
 
     # ---- reading -------------------------------------------------------------------
@@ -212,23 +215,41 @@ class KnowledgeBase:
                 if not k.startswith("hnsw:")}
         self.collection.modify(metadata={**meta, "revision": uuid.uuid4().hex})
 
-    def _lexical_index(self) -> tuple[LexicalIndex, dict[str, tuple[str, dict]]]:
+    def _lexical_index(self) -> LexicalIndex:
+        """The BM25 index of the collection as it is now: this process's copy, else the
+        one saved on disk for this revision, else rebuilt from the store (and saved)."""
         with self._lock:
-            count = self.revision()
-            if self._lexical is None or self._lexical[0] != count:
-                chunks = {cid: (doc or "", dict(meta or {}))
-                          for cid, doc, meta in self._all_chunks(["documents", "metadatas"])}
-                ids = list(chunks)
-                texts = [f"{chunks[i][1].get('title', '')}\n{chunks[i][0]}" for i in ids]
-                self._lexical = (count, LexicalIndex(ids, texts), chunks)
-            return self._lexical[1], self._lexical[2]
+            revision = self.revision()
+            if self._lexical is None or self._lexical[0] != revision:
+                index = LexicalIndex.load(self.lexical_dir, revision) if self.lexical_dir else None
+                self._lexical = (revision, index or self._rebuild_lexical(revision))
+            return self._lexical[1]
+
+    def _rebuild_lexical(self, revision: str) -> LexicalIndex:
+        ids, texts = [], []
+        for cid, doc, meta in self._all_chunks(["documents", "metadatas"]):
+            ids.append(cid)
+            texts.append(f"{(meta or {}).get('title', '')}\n{doc or ''}")
+        index = LexicalIndex(ids, texts)
+        if self.lexical_dir is not None:
+            index.save(self.lexical_dir, revision)
+        return index
+
+    def _chunks_by_id(self, chunk_ids: list[str]) -> dict[str, tuple[str, dict]]:
+        """Text and metadata of the given chunks, in one read."""
+        if not chunk_ids:
+            return {}
+        page = self.collection.get(ids=list(chunk_ids), include=["documents", "metadatas"])
+        return {cid: (doc or "", dict(meta or {}))
+                for cid, doc, meta in zip(page["ids"], page["documents"], page["metadatas"],
+                                          strict=True)}
 
     @store_faults
     def specificity_scorer(self) -> Callable[[str], float]:
         """Rarity of a phrase's words in this knowledge base (0..1), for ranking hops. The
         index is looked up once here, not per phrase: each lookup asks the store whether
         it changed."""
-        return self._lexical_index()[0].specificity
+        return self._lexical_index().specificity
 
     @store_faults
     def get_chunks(self, chunk_ids: list[str]) -> list[SearchHit]:
@@ -255,17 +276,21 @@ class KnowledgeBase:
         depth = max(k, self.settings.candidate_depth)
         if mode == "dense":
             return self._dense(query, k)
-        index, chunks = self._lexical_index()
-        lexical = index.search(query, depth)
+        lexical = self._lexical_index().search(query, depth)
         if mode == "bm25":
-            return [_hit(self.name, cid, *chunks[cid], score) for cid, score in lexical[:k]]
+            chunks = self._chunks_by_id([cid for cid, _ in lexical[:k]])
+            return [_hit(self.name, cid, *chunks[cid], score)
+                    for cid, score in lexical[:k] if cid in chunks]
         dense = self._dense(query, depth)
         fused = reciprocal_rank_fusion(
             {"dense": [h.chunk_id for h in dense], "bm25": [cid for cid, _ in lexical]},
             {"dense": self.settings.dense_weight, "bm25": self.settings.bm25_weight},
-            k=self.settings.rrf_k)
-        return [_hit(self.name, cid, *chunks[cid], score)
-                for cid, score in fused[:k] if cid in chunks]
+            k=self.settings.rrf_k)[:k]
+        by_id = {h.chunk_id: h for h in dense}
+        fetched = self._chunks_by_id([cid for cid, _ in fused if cid not in by_id])
+        return [replace(by_id[cid], score=round(float(score), 6)) if cid in by_id
+                else _hit(self.name, cid, *fetched[cid], score)
+                for cid, score in fused if cid in by_id or cid in fetched]
 
     def _dense(self, query: str, k: int) -> list[SearchHit]:
         vector = self.embeddings.embed_array([query])
@@ -341,6 +366,7 @@ class KnowledgeBase:
             summary.documents_added += len(pending)
         if summary.documents_added or summary.documents_replaced:
             self._bump_revision()
+            self._lexical_index()  # rebuilt and saved now, not by the first search
         summary.seconds = time.perf_counter() - started
         return summary
 
@@ -394,6 +420,9 @@ class KnowledgeBaseRegistry:
                  client: ClientAPI | None = None) -> None:
         self.settings = settings
         self.location: Path | str = settings.chroma_url or local_store(kb_dir)
+        # BM25 indexes live in the home even with a shared Chroma server: each process
+        # keeps its own copy in step with the collection's revision
+        self.lexical_root = kb_dir / "lexical"
         self.client = client or open_client(kb_dir, settings.chroma_url)
         self.embeddings = MiniLMOnnxEmbeddings(settings.embed_batch_size, settings.embed_threads)
         self._function = MiniLMChromaFunction(self.embeddings)
@@ -435,7 +464,7 @@ class KnowledgeBaseRegistry:
                                       f"this installation embeds with {MODEL_ID}")
         ensure_search_ef(collection, self.settings.search_ef)
         return KnowledgeBase(name, self.client, collection, self.settings, self.embeddings,
-                             self.location)
+                             self.location, self.lexical_root / name)
 
     @store_faults
     def delete(self, name: str) -> None:
@@ -443,3 +472,4 @@ class KnowledgeBaseRegistry:
         if name not in self.names():
             raise UnknownKnowledgeBase(name, self.names())
         self.client.delete_collection(collection_name(name))
+        shutil.rmtree(self.lexical_root / name, ignore_errors=True)
