@@ -24,7 +24,7 @@ def draw() -> str:
     """The graph as the code builds it, in LangGraph's Mermaid syntax."""
     from research_studio.graph.build import build_graph
 
-    return build_graph().compile().get_graph().draw_mermaid().strip()
+    return build_graph().compile().get_graph(xray=1).draw_mermaid().strip()  # with the sub-agent steps
 
 
 def fenced(mermaid: str) -> str:

@@ -166,3 +166,57 @@ def test_ctrl_c_leaves_the_session_interrupted_and_names_it(bridges_home):
     [(session_id, status)] = _db_rows(bridges_home, "SELECT id, status FROM research_sessions")
     assert status == "interrupted"  # not "cancelled": nobody asked to stop it for good
     assert f"research-studio resume {session_id}" in stderr
+
+
+def _subgraph_checkpoints(home: Path) -> int:
+    if not (home / "checkpoints.db").exists():
+        return 0
+    with sqlite3.connect(home / "checkpoints.db") as db:
+        try:
+            return db.execute("SELECT count(*) FROM checkpoints WHERE checkpoint_ns LIKE "
+                              "'research_sub_question:%'").fetchone()[0]
+        except sqlite3.OperationalError:
+            return 0
+
+
+def test_a_sub_question_killed_mid_research_resumes_from_its_last_iteration(bridges_home,
+                                                                           tmp_path):
+    """The sub-agent is a checkpointed subgraph: a process killed after a sub-question's
+    first iteration resumes it there, repeating at most the iteration it was in."""
+    process = subprocess.Popen(
+        [str(CLI), "research", QUESTION, "--kb", "bridges", "--mode", "hierarchical",
+         "--clarify", "never", "--sequential", "--home", str(bridges_home)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env=child_env())
+    deadline = time.monotonic() + 300
+    # the sub-agent's input, start and one iteration's six steps are checkpointed by then
+    while time.monotonic() < deadline and process.poll() is None \
+            and _subgraph_checkpoints(bridges_home) < 9:
+        time.sleep(0.01)
+    assert process.poll() is None, "the run finished before it could be killed"
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    killed_at = time.time()
+    [(session_id,)] = _db_rows(bridges_home, "SELECT id FROM research_sessions")
+    out = tmp_path / "result.json"
+    resumed = cli("resume", session_id, "--json", str(out), home=bridges_home)
+    assert resumed.returncode == 0, resumed.stderr
+    result = json.loads(out.read_text())
+    assert result["status"] == "completed"
+
+    steps = [t for t in result["node_timings"] if "sub_question_id" in t]
+    before = [t for t in steps if t["started_at"] < killed_at]
+    after = [t for t in steps if t["started_at"] >= killed_at]
+    interrupted = {t["sub_question_id"] for t in before if t["node"] == "check_stopping"} - {
+        t["sub_question_id"] for t in before if t["node"] == "synthesize_sub_question"}
+    assert interrupted, f"no sub-question was killed mid-research: {before}"
+    for sq_id in interrupted:
+        # check_stopping runs with iteration_count already counting its iteration
+        done = max(t["iteration"] for t in before
+                   if t["sub_question_id"] == sq_id and t["node"] == "check_stopping")
+        rerun = [t["iteration"] for t in after
+                 if t["sub_question_id"] == sq_id and t["node"] == "execute"]
+        assert all(i >= done for i in rerun), (done, rerun)  # no completed iteration again
+        assert not [t for t in after if t["sub_question_id"] == sq_id and t["node"] == "start"]
+    finished = next(sq for sq in result["sub_questions"] if sq["sub_question_id"] in interrupted)
+    assert finished["status"] == "completed" and finished["findings"]

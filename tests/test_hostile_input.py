@@ -16,6 +16,7 @@ from langchain_core.messages import AIMessage
 from research_studio.config import ModelSettings, ModelSpec, ResearchConfig, load_context
 from research_studio.errors import InvalidQuery
 from research_studio.graph.session import Hooks, run_research
+from research_studio.graph.sub_agent import STEPS
 from research_studio.knowledge.base import KnowledgeBaseRegistry
 from research_studio.store.backends import storage_backend
 from research_studio.store.sessions import SessionStore
@@ -23,8 +24,8 @@ from tests.child_env import child_env
 from tests.research_corpus import QUESTION, write_research_corpus
 
 CLI = Path(sys.executable).parent / "research-studio"
-ALL_NODES = {"analyze", "plan", "research_sub_question", "collect", "detect_gaps",
-             "domain_synthesis", "trust_engine", "write"}
+ALL_NODES = {"analyze", "plan", "collect", "detect_gaps", "domain_synthesis", "trust_engine",
+             "write", *(name for name, _ in STEPS)}  # with the research sub-agent's steps
 
 
 def test_empty_and_huge_questions_are_refused_clearly(tmp_path):

@@ -155,6 +155,11 @@ def merge_by_id(key: str):
     return reduce
 
 
+# one reducer object per key: a subgraph that returns the key must use the same one
+merge_sub_questions = merge_by_id("sub_question_id")
+merge_findings = merge_by_id("finding_id")
+
+
 def merge_sources(left: dict[str, Source] | None,
                   right: dict[str, Source] | None) -> dict[str, Source]:
     """Sources by id; the sub-questions that used a source accumulate."""
@@ -196,7 +201,7 @@ class ResearchState(TypedDict, total=False):
     clarification_status: str  # skipped | converged | ended | max_iterations | answered
     clarified_query: str
     # plan
-    sub_questions: Annotated[list[SubQuestion], merge_by_id("sub_question_id")]
+    sub_questions: Annotated[list[SubQuestion], merge_sub_questions]
     decomposition_tree: dict[str, Any]
     decomposition_path: str  # llm | deterministic | flat
     outline: list[str]
@@ -208,10 +213,9 @@ class ResearchState(TypedDict, total=False):
     plan_review_retired_ids: list[str]  # ids of removed or replaced sub-questions
     plan_review_history: Annotated[list[dict], operator.add]
     # research
-    findings: Annotated[list[Finding], merge_by_id("finding_id")]
+    findings: Annotated[list[Finding], merge_findings]
     sources: Annotated[dict[str, Source], merge_sources]
     research_round: int
-    sub_agent_task: dict[str, Any]  # the payload a Send gives one research sub-agent
     # gaps
     section_confidence: dict[str, float]
     overall_confidence: float

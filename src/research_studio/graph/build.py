@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -21,9 +22,10 @@ from research_studio.graph.nodes.domain_synthesis import domain_synthesis_node
 from research_studio.graph.nodes.gaps import detect_gaps_node
 from research_studio.graph.nodes.plan import plan_node
 from research_studio.graph.nodes.plan_review import review_plan_node
-from research_studio.graph.nodes.research import research_sub_question_node, sub_agent_payload
+from research_studio.graph.nodes.research import sub_agent_payload
 from research_studio.graph.nodes.trust import trust_engine_node
 from research_studio.graph.nodes.write import write_node
+from research_studio.graph.sub_agent import build_sub_agent
 from research_studio.models.usage import current_task
 from research_studio.state import ResearchState
 
@@ -90,17 +92,20 @@ def route_after_gaps(state: ResearchState) -> list[Send] | str:
 
 
 # ---- instrumentation -----------------------------------------------------------------
-def instrumented(name: str, node: Node) -> Node:
-    """Time the node and hand its own LLM calls to the state, so usage survives a resume."""
+def instrumented(name: str, node: Node, stage: str | None = "") -> Node:
+    """Time the node and hand its own LLM calls to the state, so usage survives a resume.
+    ``stage``: the stage the node announces to front ends (its name by default; None for
+    the sub-agent's inner steps, whose first step announces the research stage)."""
 
-    async def run(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
+    async def run(state: dict[str, Any], runtime: Runtime[ResearchDeps]) -> dict:
         task = f"{name}:{uuid.uuid4().hex[:12]}"
         token = current_task.set(task)
         started_at = time.time()
         started = time.perf_counter()
         ledger = runtime.context.coordinator.ledger
-        runtime.context.emit("stage", {"stage": name, "tokens": sum(
-            c.prompt_tokens + c.completion_tokens for c in ledger.calls)})
+        if stage is not None:
+            runtime.context.emit("stage", {"stage": stage or name, "tokens": sum(
+                c.prompt_tokens + c.completion_tokens for c in ledger.calls)})
         try:
             update = await node(state, runtime)
         finally:
@@ -109,9 +114,10 @@ def instrumented(name: str, node: Node) -> Node:
         timing = {"node": name, "wall_s": round(time.perf_counter() - started, 4),
                   "started_at": round(started_at, 4)}
         task_input = state.get("sub_agent_task") or {}
-        sq = task_input.get("sub_question") if name == "research_sub_question" else None
-        if sq:
+        sq = task_input.get("sub_question")
+        if sq:  # a sub-agent's step
             timing["sub_question_id"] = sq["sub_question_id"]
+            timing["iteration"] = (state.get("sub_question") or sq).get("iteration_count", 0)
         return {**update, "node_timings": [timing], "llm_calls": calls,
                 "structured_outcomes": structured}
 
@@ -132,10 +138,16 @@ def build_graph(context_schema: type = ResearchDeps,
     let a LangGraph server run it with JSON context instead of ``ResearchDeps``
     (``graph/studio.py``); the product uses neither."""
     graph = StateGraph(ResearchState, context_schema=context_schema)
+
+    def sub_agent_step(name: str, node: Node) -> Node:
+        step = instrumented(name, node, stage="research_sub_question" if name == "start" else None)
+        return wrap(name, step) if wrap else step
+
+    # started only by Send: its payload is the subgraph's own input (SubAgentInput)
+    graph.add_node("research_sub_question", build_sub_agent(sub_agent_step, context_schema))
     for name, node in (("analyze", analyze_node), ("clarify_retrieve", clarify_retrieve_node),
                        ("clarify_ask", clarify_ask_node), ("plan", plan_node),
                        ("review_plan", review_plan_node),
-                       ("research_sub_question", research_sub_question_node),
                        ("collect", collect_node), ("detect_gaps", detect_gaps_node),
                        ("domain_synthesis", domain_synthesis_node),
                        ("trust_engine", trust_engine_node), ("write", write_node)):

@@ -12,6 +12,7 @@ sessions``.
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import Any
 
 from langgraph.config import get_config
 from langgraph.graph.state import CompiledStateGraph
@@ -21,7 +22,6 @@ from research_studio.config import ResearchConfig, load_context
 from research_studio.graph.build import Node, build_graph
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.session import Hooks, Workspace, research_deps
-from research_studio.state import ResearchState
 
 # deps of the threads that ran last (a thread's cost budget and ledger span its nodes)
 MAX_THREADS_KEPT = 32
@@ -45,7 +45,7 @@ def with_research_deps(name: str, node: Node) -> Node:
     """Run ``node`` with the deps for the run's configuration; the first node also writes
     that configuration into the state, where the routers read it."""
 
-    async def run(state: ResearchState, runtime: Runtime) -> dict:
+    async def run(state: dict[str, Any], runtime: Runtime) -> dict:
         context = runtime.context
         config = context if isinstance(context, ResearchConfig) else ResearchConfig()
         given = state.get("config")
