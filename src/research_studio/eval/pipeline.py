@@ -4,6 +4,8 @@ knowledge base, run the pending pairs, then summarise and write every output."""
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,7 +24,6 @@ from research_studio.eval.corpus import (
 from research_studio.eval.datasets import load_qa_dataset
 from research_studio.eval.metrics import Embed
 from research_studio.eval.models import settings_for_model
-from research_studio.eval.plots import plot_cost, plot_metrics
 from research_studio.eval.report import write_summary
 from research_studio.eval.runner import (
     MODES,
@@ -32,6 +33,8 @@ from research_studio.eval.runner import (
     research_runner,
     run_pairs,
 )
+
+log = logging.getLogger("research_studio.eval")
 
 
 @dataclass
@@ -58,6 +61,19 @@ class EvalOutcome:
     added: int = 0
     skipped: int = 0
     kb: str = ""
+
+
+
+def plots(summary: dict, rows: list, modes: Sequence[str], out: Path) -> dict[str, Path]:
+    """metrics.png and cost.png, when matplotlib (the ``eval`` extra) is installed; the
+    summary files carry the same figures either way."""
+    try:
+        from research_studio.eval.plots import plot_cost, plot_metrics
+    except ImportError:
+        log.info("matplotlib is not installed (pip install 'research-studio[eval]'): no plots")
+        return {}
+    return {"metrics_png": plot_metrics(summary, modes, out / "metrics.png"),
+            "cost_png": plot_cost(rows, modes, out / "cost.png")}
 
 
 def parse_modes(mode: str) -> list[str]:
@@ -138,7 +154,6 @@ def run_dataset_eval(ctx: AppContext, dataset: Path, options: EvalOptions,
     selected_ids = {r["id"] for r in selected}
     scoped = [r for r in rows if r["id"] in selected_ids and r["mode"] in modes]
     files = {"results": results.path, "summary_json": json_path, "summary_md": md_path,
-             "metrics_png": plot_metrics(summary, modes, out / "metrics.png"),
-             "cost_png": plot_cost(scoped, modes, out / "cost.png")}
+             **plots(summary, scoped, modes, out)}
     return EvalOutcome(out=out, modes=modes, summary=summary, files=files, added=len(added),
                        skipped=len(selected) * len(modes) - len(added), kb=kb)

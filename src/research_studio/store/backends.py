@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -65,8 +66,20 @@ def storage_backend(ctx: AppContext) -> StorageBackend:
     if parts.scheme not in POSTGRES_SCHEMES:
         raise ConfigError(f"database_url must be empty (SQLite in the home) or a postgresql:// URL, "
                           f"not {parts.scheme or url!r}://…")
+    missing = [name for name in ("psycopg", "psycopg_pool", "langgraph.checkpoint.postgres")
+               if not _installed(name)]
+    if missing:
+        raise ConfigError("database_url names PostgreSQL, but its driver is not installed "
+                          f"({', '.join(missing)}): pip install 'research-studio[postgres]'")
     libpq = urlunsplit(("postgresql", *parts[1:]))
     return StorageBackend("postgresql", urlunsplit(("postgresql+psycopg", *parts[1:])), libpq)
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a parent package is missing
+        return False
 
 
 def session_store(ctx: AppContext) -> SessionStore:
