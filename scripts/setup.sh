@@ -17,9 +17,12 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi
 
-echo "Installing Research Studio into .venv (the first time compiles llama.cpp: ~4 min on 2 cores)..."
+echo "Installing Research Studio into .venv (the first time compiles llama.cpp: ~4.5 min on 2 cores)..."
 .venv/bin/python -m pip install --quiet --upgrade pip
-# Portable llama.cpp build: a wheel built with -march=native can crash elsewhere.
-export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON}"
+# Portable llama.cpp build: a wheel built with -march=native can crash elsewhere. Only the
+# text model is built: the multimodal library (LLAVA_BUILD, llama.cpp's mtmd) is not used
+# and took a large share of the compile. pip keeps the built wheel in its cache, so a
+# second set-up (another clone, CI) does not compile again.
+export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DLLAVA_BUILD=OFF}"
 .venv/bin/python -m pip install --quiet -e ".[test]"
 echo "$want" > "$stamp"

@@ -1,4 +1,5 @@
-"""Shared fixtures: an isolated home per test and scripted chat models for unit tests."""
+"""Shared fixtures: an isolated home per test, scripted chat models for unit tests, and
+(tests/browser.py) a headless Chromium."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from langchain_core.messages import AIMessage
 
 from research_studio.config import AppContext, load_context
 from research_studio.knowledge.base import KnowledgeBaseRegistry
+
+pytest_plugins = ["tests.browser"]  # the ``browser`` fixture of the web page tests
 
 
 @pytest.fixture

@@ -3,35 +3,16 @@ against a real server with an API key: Swagger UI at /docs and ReDoc at /redoc r
 schema from this server's own assets, with nothing fetched from elsewhere and nothing refused by
 the page's Content-Security-Policy for scripts."""
 
-import os
-import shutil
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
+from tests.browser import sign_in
 from tests.service_server import running_server
 
 pytestmark = pytest.mark.slow
-CHROMIUM = "/usr/bin/chromium"
 KEY = "docs-test-key"
-
-
-@pytest.fixture
-def browser():
-    if not shutil.which(CHROMIUM):
-        if os.environ.get("RESEARCH_STUDIO_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"{CHROMIUM} is missing but the browser test is required")
-        pytest.skip(f"{CHROMIUM} not installed (scripts/test-services.sh installs it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"])
-        yield browser
-        browser.close()
 
 
 def watched_page(browser, base_url: str):
@@ -61,10 +42,7 @@ def test_swagger_ui_and_redoc_render_offline_with_the_key(tmp_path, browser):
         page.locator("#docs-message").wait_for(state="visible")
         assert "needs an API key" in page.inner_text("#docs-message")
 
-        page.goto(server.base_url)  # the web page asks for the key and keeps it in the tab
-        page.locator("#key-prompt").wait_for(state="visible")
-        page.fill("#api-key", KEY)
-        page.click("#save-key")
+        sign_in(page, server.base_url, KEY)  # the web page keeps the key in the tab
         page.wait_for_selector("#kb", state="attached")
 
         page.goto(f"{server.base_url}/docs")

@@ -34,10 +34,10 @@ def bridges_home(tmp_path):
     return home
 
 
-def _db_rows(home: Path, sql: str) -> list[tuple]:
-    if not (home / "sessions.db").exists():
+def _db_rows(home: Path, sql: str, database: str = "sessions.db") -> list[tuple]:
+    if not (home / database).exists():
         return []
-    with sqlite3.connect(home / "sessions.db") as db:
+    with sqlite3.connect(home / database) as db:
         try:
             return db.execute(sql).fetchall()
         except sqlite3.OperationalError:
@@ -169,14 +169,9 @@ def test_ctrl_c_leaves_the_session_interrupted_and_names_it(bridges_home):
 
 
 def _subgraph_checkpoints(home: Path) -> int:
-    if not (home / "checkpoints.db").exists():
-        return 0
-    with sqlite3.connect(home / "checkpoints.db") as db:
-        try:
-            return db.execute("SELECT count(*) FROM checkpoints WHERE checkpoint_ns LIKE "
-                              "'research_sub_question:%'").fetchone()[0]
-        except sqlite3.OperationalError:
-            return 0
+    rows = _db_rows(home, "SELECT count(*) FROM checkpoints WHERE checkpoint_ns LIKE "
+                          "'research_sub_question:%'", "checkpoints.db")
+    return rows[0][0] if rows else 0
 
 
 def test_a_sub_question_killed_mid_research_resumes_from_its_last_iteration(bridges_home,

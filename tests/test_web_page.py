@@ -2,39 +2,20 @@
 server with the embedded model: key prompt, ask, watch progress, answer a clarification
 in place, read the report, open a citation. Saves docs/img/web-report.png."""
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.browser import sign_in
 from tests.service_server import running_server, upload_research_corpus
 
 pytestmark = pytest.mark.slow
-CHROMIUM = "/usr/bin/chromium"
 SCREENSHOT = Path(__file__).resolve().parent.parent / "docs" / "img" / "web-report.png"
 KEY = "browser-test-key"
 QUESTION = "Tell me about the bridges in the knowledge base"
 # a question that tries to inject script into the page, in every place it is shown
 HOSTILE_QUESTION = ("Who designed the Millau Viaduct? <img src=x onerror=\"window.__xss=1\">"
                     "<script>window.__xss=2</script>")
-
-
-@pytest.fixture
-def browser():
-    if not shutil.which(CHROMIUM):
-        if os.environ.get("RESEARCH_STUDIO_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"{CHROMIUM} is missing but the browser test is required")
-        pytest.skip(f"{CHROMIUM} not installed (scripts/test-services.sh installs it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"])
-        yield browser
-        browser.close()
 
 
 def test_ask_clarify_read_report_and_open_a_citation(tmp_path, browser):
@@ -48,12 +29,7 @@ def test_ask_clarify_read_report_and_open_a_citation(tmp_path, browser):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(server.base_url)
-
-        # the API refuses without the key: the page asks for it and then loads
-        page.locator("#key-prompt").wait_for(state="visible")
-        page.fill("#api-key", KEY)
-        page.click("#save-key")
+        sign_in(page, server.base_url, KEY)  # the API refuses without the key: the page asks
         page.wait_for_selector("#kb option[value=bridges]", state="attached")
         page.select_option("#kb", "bridges")
         page.select_option("#clarify", "always")

@@ -3,38 +3,19 @@ against a real server with the embedded model: tick "Review the plan before rese
 for a new plan, have invalid edits refused in place (the edits kept), then reword, remove
 and add sub-questions and check that the research follows the edited plan."""
 
-import os
-import shutil
 
 import pytest
 
+from tests.browser import sign_in
 from tests.service_server import running_server, upload_research_corpus
 
 pytestmark = pytest.mark.slow
-CHROMIUM = "/usr/bin/chromium"
 KEY = "browser-test-key"
 QUESTION = ("Compare the Millau Viaduct and the Golden Gate Bridge: who designed each and when "
             "was it built?")
 REPLAN_NOTE = "Focus on the people who designed the bridges and on their opening dates."
 REWORDED = "Which structural engineer and which architect designed the Millau Viaduct?"
 ADDED = "Which other bridge did Michel Virlogeux work on before the Millau Viaduct?"
-
-
-@pytest.fixture
-def browser():
-    if not shutil.which(CHROMIUM):
-        if os.environ.get("RESEARCH_STUDIO_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"{CHROMIUM} is missing but the browser test is required")
-        pytest.skip(f"{CHROMIUM} not installed (scripts/test-services.sh installs it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"])
-        yield browser
-        browser.close()
 
 
 def squash(text: str) -> str:
@@ -52,11 +33,7 @@ def test_review_edit_and_run_a_plan_in_the_page(tmp_path, browser):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(server.base_url)
-
-        page.locator("#key-prompt").wait_for(state="visible")
-        page.fill("#api-key", KEY)
-        page.click("#save-key")
+        sign_in(page, server.base_url, KEY)
         page.wait_for_selector("#kb option[value=bridges]", state="attached")
         page.select_option("#kb", "bridges")
         page.select_option("#clarify", "never")
