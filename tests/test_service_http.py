@@ -315,3 +315,13 @@ def test_plan_review_over_http(client):
         edit["sub_questions"][0]["question"], edit["sub_questions"][1]["question"]]
     assert result["plan_review"]["status"] == "edited"
     assert "Normandy Bridge" in result["report_markdown"]
+
+
+def test_a_session_waiting_for_its_plan_review_can_be_cancelled(client):
+    session_id = start(client, clarify="never", review_plan=True, mode="flat")
+    assert wait_for_status(client, session_id, {"awaiting_plan_review"} | TERMINAL)["status"] == \
+        "awaiting_plan_review"
+    assert client.post(f"/api/research/sessions/{session_id}/cancel").status_code == 202
+    assert wait_for_status(client, session_id, TERMINAL)["status"] == "cancelled"
+    late = client.post(f"/api/research/sessions/{session_id}/plan", json={"action": "approve"})
+    assert late.status_code == 409 and "cancelled" in late.json()["detail"]
