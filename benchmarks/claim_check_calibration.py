@@ -4,7 +4,7 @@ name-and-number check catches.
 
     .venv/bin/python benchmarks/claim_check_calibration.py [--limit N] [--per-paragraph K]
 
-From every supporting paragraph of ../shared/eval/hotpotqa_dev200.jsonl and
+From every supporting paragraph of hotpotqa_dev200.jsonl ($RESEARCH_STUDIO_EVAL_DATA) and
 musique_dev100.jsonl, the first K prose sentences are quotes. Each quote is paired with
 statements built from it mechanically (no model, no word list: spaCy's parse and entities):
 
@@ -45,7 +45,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
-EVAL = ROOT.parent / "shared" / "eval"
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.eval_data import eval_file  # noqa: E402 (after the path is set)
+
 DATASETS = ("hotpotqa_dev200", "musique_dev100")
 PRUNED = frozenset({"appos", "relcl", "acl", "advcl", "parataxis", "npadvmod"})
 POSITIVE = ("shortened", "reworded")
@@ -175,7 +178,7 @@ def build_pairs(limit: int | None, per_paragraph: int, seed: int) -> list[dict]:
     rng = random.Random(seed)
     pairs: list[dict] = []
     for name in DATASETS:
-        path = EVAL / f"{name}.jsonl"
+        path = eval_file(f"{name}.jsonl")
         rows = [json.loads(line) for line in path.open()][:limit]
         for row in rows:
             paragraphs = row["paragraphs"]

@@ -5,7 +5,7 @@
 
 ``detector`` scores the held-out injections of ``benchmarks/data/injections.toml``
 (positives) and every prose sentence of real corpora (negatives: the Python docs, the
-MuSiQue and HotpotQA passages in ../shared/eval, the PostgreSQL manual's HTML when given)
+MuSiQue and HotpotQA passages in $RESEARCH_STUDIO_EVAL_DATA, the PostgreSQL manual's HTML when given)
 and prints, for a grid of thresholds, how many injections are caught and how many
 ordinary sentences would be dropped. ``research`` runs the real pipeline (embedded
 model, real knowledge base) on one question over a small corpus, first clean, then once
@@ -29,7 +29,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the test corpus (tests/research_corpus.py) is shared
-EVAL = ROOT.parent / "shared" / "eval"
+
+from benchmarks.eval_data import eval_file  # noqa: E402 (after the path is set)
 
 
 def injection_records() -> list[dict[str, str]]:
@@ -50,8 +51,8 @@ def corpus_sentences(pg_docs: Path | None) -> dict[str, list[str]]:
 
     out = {"python-docs": prose(d.text for d in python_docs_documents())}
     for name in ("musique_dev100", "hotpotqa_dev200"):
-        path = EVAL / f"{name}.jsonl"
-        if path.exists():
+        path = eval_file(f"{name}.jsonl", required=False)
+        if path is not None:
             rows = [json.loads(line) for line in path.open()]
             out[name] = prose(p["text"] for r in rows for p in r["paragraphs"])
     if pg_docs:

@@ -1,7 +1,7 @@
 """Research questions a knowledge base knows nothing about, with the embedded model: how
 many sources each report cites and whether its Answer says the evidence is missing.
 
-    python benchmarks/off_topic_reports.py ../shared/eval/drb_en_tasks40.jsonl --limit 5
+    python benchmarks/off_topic_reports.py DATA/drb_en_tasks40.jsonl --limit 5
 
 Runs the real pipeline (``--mode auto``) over the demo's ``python-docs`` knowledge base,
 built in ``--home`` when missing. A DeepResearch Bench task about bird navigation or

@@ -17,12 +17,16 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.eval_data import eval_file
 from research_studio.config import ResearchConfig
 from research_studio.graph.nodes.analyze import choose_mode, offline_analysis, template_from_analysis
 from research_studio.graph.nodes.plan import offline_decomposition
@@ -39,7 +43,6 @@ SEED_QUERIES = [
     ("complex analytical", "How does machine learning work, what are its applications in "
                            "healthcare, and what are the ethical concerns?"),
 ]
-DEFAULT_TASKS = Path(__file__).resolve().parents[2] / "shared" / "eval" / "drb_en_tasks40.jsonl"
 
 
 def plan(question: str, embed) -> tuple[QuestionStructure, str, list[str]]:
@@ -69,7 +72,9 @@ def coverage(criteria: list[dict], sub_questions: list[str], embed) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("tasks", nargs="?", default=str(DEFAULT_TASKS))
+    parser.add_argument("tasks", nargs="?", default=None,
+                        help="DeepResearch Bench tasks (default: drb_en_tasks40.jsonl in "
+                        "$RESEARCH_STUDIO_EVAL_DATA)")
     parser.add_argument("--show", type=int, default=3, help="print the plans of the first N tasks")
     args = parser.parse_args()
     embed = MiniLMOnnxEmbeddings().embed_array
@@ -81,7 +86,8 @@ def main() -> None:
         for text in texts:
             print(f"    - {text}")
 
-    tasks = [json.loads(line) for line in Path(args.tasks).read_text(encoding="utf-8").splitlines() if line]
+    tasks_path = Path(args.tasks) if args.tasks else eval_file("drb_en_tasks40.jsonl")
+    tasks = [json.loads(line) for line in tasks_path.read_text(encoding="utf-8").splitlines() if line]
     rows = []
     started = time.perf_counter()
     for task in tasks:

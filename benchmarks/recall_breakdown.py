@@ -5,7 +5,7 @@ Reads the evaluation's ``results.jsonl`` and the dataset it ran on; prints Markd
 losses are weighted like the metric (each paragraph counts 1/its question's supporting
 paragraphs), so "retrieved, not cited" + "never retrieved" = 1 − cited support recall.
 
-    python benchmarks/recall_breakdown.py runs/musique100 ../shared/eval/musique_dev100.jsonl
+    python benchmarks/recall_breakdown.py runs/musique100 DATA/musique_dev100.jsonl
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 tokens, structured-output repairs and fallbacks, and parallel vs sequential research.
 
     python benchmarks/research_runs.py demo [--runs 2]
-    python benchmarks/research_runs.py ../shared/eval/musique_dev100.jsonl --home DIR --limit 10
+    python benchmarks/research_runs.py DATA/musique_dev100.jsonl --home DIR --limit 10
 
 ``demo`` uses the python-docs knowledge base and the demo question; a dataset file uses
 its pooled corpus (built with ``research-studio ingest`` into DIR if missing) and its

@@ -1,6 +1,6 @@
 """Ingestion throughput and flat-retrieval recall on a pooled multi-hop QA corpus.
 
-    python benchmarks/retrieval.py ../shared/eval/musique_dev100.jsonl [--out bench-out/x.json]
+    python benchmarks/retrieval.py DATA/musique_dev100.jsonl [--out bench-out/x.json]
 
 Pools the paragraphs of every question into one JSONL file, ingests it with the real
 ``research-studio ingest`` command into a fresh home (passages/s, chunks/s, peak memory of

@@ -6,7 +6,7 @@ reproduces the evaluation's own figures exactly; after a change to evidence sele
 (``graph/nodes/write.py``) it shows what the change does to the same research, in
 seconds instead of a 20-minute evaluation.
 
-    python benchmarks/rewrite_reports.py /tmp/final2-musique40 ../shared/eval/musique_dev100.jsonl
+    python benchmarks/rewrite_reports.py /tmp/final2-musique40 DATA/musique_dev100.jsonl
 
 ``--resynthesize`` first rebuilds the fact sheets and the verified claims from the saved
 findings (domain synthesis and trust engine, with the sentence encoder), to measure a
