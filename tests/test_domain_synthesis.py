@@ -245,19 +245,22 @@ def test_node_with_real_embeddings():
             "domains": ["sq_001", "sq_002"]} in result["cross_domain_patterns"]
 
 
-def test_a_square_similarity_embeds_its_texts_once():
-    """Domain synthesis compares a sheet's findings with each other: one encoder pass."""
+def test_each_text_is_embedded_once_per_run():
+    """Gap detection, domain synthesis and the writer compare the same findings: the
+    encoder sees each text once, and a square matrix is one pass."""
     calls: list[int] = []
 
     class CountingEncoder:
         def embed_array(self, texts: list[str]):
             calls.append(len(texts))
-            return np.eye(3, dtype=np.float32)[["abc".index(t) for t in texts]]
+            return np.eye(4, dtype=np.float32)[["abcd".index(t) for t in texts]]
 
     deps = ResearchDeps(coordinator=ModelCoordinator(ModelSettings()), kb=None, web=WebSettings(),
                         embeddings=CountingEncoder())  # type: ignore[arg-type]
     texts = ["a", "b", "c"]
-    assert np.allclose(deps.similarity(texts, texts), np.eye(3))
+    assert np.allclose(deps.similarity(texts, texts), np.eye(4)[:3, :3])
     assert calls == [3]
-    deps.similarity(texts, ["a"])
-    assert calls == [3, 3, 1]
+    assert np.allclose(deps.similarity(texts, ["a"]), [[1], [0], [0]])
+    assert calls == [3], "known texts are not embedded again"
+    assert np.allclose(deps.similarity(["d", "a", "d"], ["b"]), [[0], [0], [0]])
+    assert calls == [3, 1], "only the new text, once"

@@ -303,18 +303,27 @@ def finding(fid: str, text: str, source: str) -> dict:
     return {"finding_id": fid, "text": text, "source_id": source}
 
 
-def test_conflicting_pairs_need_other_sources_similar_text_and_different_numbers():
+def test_conflicting_pairs_need_other_sources_the_same_topic_and_different_numbers():
+    """Same topic by the sentence encoder (the real one), figures compared as numbers."""
+    similarity = ResearchDeps(coordinator=ModelCoordinator(ModelSettings()), kb=None,
+                              web=WebSettings()).similarity
+
+    def pairs(*findings: dict) -> list[tuple[str, str]]:
+        return conflicting_pairs(list(findings), similarity)
+
     a = finding("a", "The Golden Gate bridge is 2737 metres long.", "s1")
     b = finding("b", "The Golden Gate bridge is 1280 metres long.", "s2")
-    assert conflicting_pairs([a, b]) == [("a", "b")]
-    assert conflicting_pairs([a, {**b, "source_id": "s1"}]) == []  # same source
-    assert conflicting_pairs([a, finding("c", "The Golden Gate bridge is 2737 metres long, "
-                                              "1280 of them over water.", "s2")]) == []
-    assert conflicting_pairs([a, finding("d", "Tides rise 3 metres at Saint-Malo twice daily.",
-                                         "s2")]) == []
-    assert conflicting_pairs([a, finding("e", "The Golden Gate bridge is very long.", "s2")]) == []
-    c = finding("c", "The Golden Gate bridge is 1970 metres long.", "s3")
-    assert conflicting_pairs([a, b, c]) == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert pairs(a, b) == [("a", "b")]
+    assert pairs(a, {**b, "source_id": "s1"}) == []  # same source
+    assert pairs(a, finding("c", "The Golden Gate bridge is 2737 metres long, "
+                                 "1280 of them over water.", "s2")) == []
+    # different numbers, different topic: the encoder tells them apart, word overlap aside
+    assert pairs(a, finding("d", "Tides rise 3 metres at Saint-Malo twice daily.", "s2")) == []
+    assert pairs(a, finding("f", "The Golden Gate Park has 1017 acres of gardens.", "s2")) == []
+    assert pairs(a, finding("e", "The Golden Gate bridge is very long.", "s2")) == []
+    # the same fact worded differently still conflicts when its figure differs
+    g = finding("g", "Its total length is 1970 m, the Golden Gate Bridge's records say.", "s3")
+    assert pairs(a, b, g) == [("a", "b"), ("a", "g"), ("b", "g")]
 
 
 # ---- clarification convergence (seed 002) ------------------------------------------------------

@@ -40,11 +40,20 @@ class ResearchDeps:
 
         return stages_for(self.coordinator)
 
+    _vectors: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Sentence embeddings, each text embedded once per run: gap detection, domain
+        synthesis and the writer compare the same findings and claims again."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if missing:
+            self._vectors.update(zip(missing, self.embeddings.embed_array(missing), strict=True))
+        return np.stack([self._vectors[t] for t in texts])
+
     def similarity(self, texts_a: list[str], texts_b: list[str]) -> np.ndarray:
-        """Cosine similarity matrix (len(a) x len(b)) of sentence embeddings. The square
-        matrix of one list (conflict votes, near-duplicates) embeds the list once."""
+        """Cosine similarity matrix (len(a) x len(b)) of sentence embeddings."""
         if not texts_a or not texts_b:
             return np.zeros((len(texts_a), len(texts_b)), dtype=np.float32)
-        a = self.embeddings.embed_array(texts_a)
-        b = a if texts_b == texts_a else self.embeddings.embed_array(texts_b)
+        a = self.embed(texts_a)
+        b = a if texts_b == texts_a else self.embed(texts_b)
         return a @ b.T

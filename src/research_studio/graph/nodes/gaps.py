@@ -8,13 +8,9 @@ from langgraph.runtime import Runtime
 from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import run_config
+from research_studio.graph.nodes.domain_synthesis import SAME_TOPIC, Similarity, as_matrix
 from research_studio.graph.nodes.strategy import follow_up_queries
-from research_studio.graph.text_analysis import (
-    content_terms,
-    numbers_disagree,
-    numeric_tokens,
-    similar_text,
-)
+from research_studio.graph.text_analysis import content_terms, numbers_disagree, numeric_tokens
 from research_studio.state import Finding, ResearchState, SubQuestion
 
 REFINEMENT_ITERATIONS = 2
@@ -28,16 +24,19 @@ def section_confidence(sub_question: SubQuestion, findings: list[Finding],
     return round(base * min(1.0, len(findings) / max(1, config.min_findings)), 3)
 
 
-def conflicting_pairs(findings: list[Finding]) -> list[tuple[str, str]]:
-    """Findings about the same thing that state different numbers."""
-    pairs = []
-    for i, a in enumerate(findings):
-        numbers_a = numeric_tokens(a["text"])
-        for b in findings[i + 1:]:
-            if (numbers_disagree(numbers_a, numeric_tokens(b["text"]))
-                    and a["source_id"] != b["source_id"] and similar_text(a["text"], b["text"], 0.5)):
-                pairs.append((a["finding_id"], b["finding_id"]))
-    return pairs
+def conflicting_pairs(findings: list[Finding], similarity: Similarity) -> list[tuple[str, str]]:
+    """Findings of different sources about the same thing (the sentence encoder, with the
+    threshold domain synthesis settles conflicts by, so both steps name the same ones)
+    that state different numbers."""
+    numbers = [numeric_tokens(f["text"]) for f in findings]
+    candidates = [(i, j) for i in range(len(findings)) for j in range(i + 1, len(findings))
+                  if findings[i]["source_id"] != findings[j]["source_id"]
+                  and numbers_disagree(numbers[i], numbers[j])]
+    if not candidates:  # the encoder runs only when figures disagree somewhere
+        return []
+    sim = as_matrix([f["text"] for f in findings], similarity)
+    return [(findings[i]["finding_id"], findings[j]["finding_id"]) for i, j in candidates
+            if sim[i, j] >= SAME_TOPIC]
 
 
 def decide(rounds_done: int, confidence: float, previous: float, gaps: int,
@@ -73,7 +72,7 @@ async def detect_gaps_node(state: ResearchState, runtime: Runtime[ResearchDeps])
         sq_id = sq["sub_question_id"]
         evidence = " ".join(sources.get(f["source_id"], {}).get("text", "") for f in by_sq[sq_id])
         missing = sorted(content_terms(sq["question_text"]) - content_terms(evidence))
-        conflicts = conflicting_pairs(by_sq[sq_id])
+        conflicts = conflicting_pairs(by_sq[sq_id], runtime.context.similarity)
         weak = len(by_sq[sq_id]) < config.min_findings or sections[sq_id] < config.min_confidence
         if not (weak or conflicts):
             continue
