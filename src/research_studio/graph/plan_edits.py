@@ -8,7 +8,6 @@ runs inside the graph for decisions that arrive another way (LangGraph Studio).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
@@ -150,7 +149,3 @@ def edited_rows(decision: PlanDecision, current: list[SubQuestion], used_ids: li
     fresh = iter(next_ids(used_ids, sum(1 for r in rows if r.id is None)))
     return [(row.id or next(fresh), row.question, row.priority,
              by_id.get(row.id) if row.id else None) for row in rows]
-
-
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")

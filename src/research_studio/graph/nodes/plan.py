@@ -23,6 +23,7 @@ from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.analyze import structure_hint
 from research_studio.graph.nodes.common import ask_structured, research_query, run_config
 from research_studio.graph.nodes.schemas import DecompositionOutput
+from research_studio.graph.plan_edits import next_ids
 from research_studio.graph.text_analysis import (
     content_terms,
     distinct_entities,
@@ -161,19 +162,31 @@ def plan_budget(sub_questions: list[SubQuestion], config: ResearchConfig) -> dic
             "iterations": {sq["sub_question_id"]: sq["iteration_budget"] for sq in sub_questions}}
 
 
-def _records(plan: list[PlanRow], strategy: str, config: ResearchConfig,
-             hop_clauses: list[str] | None = None, first_id: int = 1) -> list[SubQuestion]:
-    budgets = allocate_iterations([p for _, p, _ in plan], config)
-    cost = allocate_cost(len(plan), config)["per_sub_question_usd"]
-    now = datetime.now(UTC).isoformat(timespec="seconds")
-    return [SubQuestion(
-        sub_question_id=f"sq_{i:03d}", parent_question_id=None, question_text=text, depth_level=0,
+def new_sub_question(sq_id: str, text: str, priority: float, rationale: str, strategy: str,
+                     hop_clauses: list[str] | None = None) -> SubQuestion:
+    """A pending sub-question with nothing researched yet; budgets are set by the caller."""
+    return SubQuestion(
+        sub_question_id=sq_id, parent_question_id=None, question_text=text, depth_level=0,
         priority=priority, rationale=rationale, strategy=strategy, status="pending",
-        iteration_count=0, iteration_budget=budget, cost_budget_usd=cost, finding_ids=[],
-        queued_queries=[], queries_done=[], synthesis=None, quality_score=0.0, stop_reason="",
-        created_at=now, **({"hop_clauses": hop_clauses} if hop_clauses else {}))
-        for i, ((text, priority, rationale), budget) in enumerate(zip(plan, budgets, strict=True),
-                                                                  start=first_id)]
+        iteration_count=0, finding_ids=[], queued_queries=[], queries_done=[], synthesis=None,
+        quality_score=0.0, stop_reason="", created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        **({"hop_clauses": hop_clauses} if hop_clauses else {}))
+
+
+def with_budgets(sub_questions: list[SubQuestion], config: ResearchConfig) -> list[SubQuestion]:
+    """Seed 001 §5: iterations shared by priority, cost shared equally (in place)."""
+    budgets = allocate_iterations([sq["priority"] for sq in sub_questions], config)
+    cost = allocate_cost(len(sub_questions), config)["per_sub_question_usd"]
+    for sq, budget in zip(sub_questions, budgets, strict=True):
+        sq["iteration_budget"], sq["cost_budget_usd"] = budget, cost
+    return sub_questions
+
+
+def _records(plan: list[PlanRow], strategy: str, config: ResearchConfig,
+             hop_clauses: list[str] | None, ids: list[str]) -> list[SubQuestion]:
+    return with_budgets([new_sub_question(sq_id, text, priority, rationale, strategy, hop_clauses)
+                         for sq_id, (text, priority, rationale) in zip(ids, plan, strict=True)],
+                        config)
 
 
 async def llm_decomposition(deps: ResearchDeps, question: str, subject: str, config: ResearchConfig,
@@ -247,13 +260,6 @@ def planning_question(state: ResearchState) -> str:
     return f"{question} ({'; '.join(notes)})" if notes else question
 
 
-def first_free_id(state: ResearchState) -> int:
-    """Ids of a plan a reviewer replaced are not reused (their events are on record)."""
-    retired = state.get("plan_review_retired_ids", [])
-    numbers = [int(i.rsplit("_", 1)[-1]) for i in retired if i.rsplit("_", 1)[-1].isdigit()]
-    return max(numbers, default=0) + 1
-
-
 async def plan_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
     deps = runtime.context
     config = run_config(state)
@@ -261,20 +267,22 @@ async def plan_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     structure = question_structure(state, question, deps)
     subject = state.get("query_analysis", {}).get("primary_subject") or question
     outline: list[str] = []
-    first_id = first_free_id(state)
+    # ids of a plan a reviewer replaced are not reused (their events are on record)
+    retired = state.get("plan_review_retired_ids", [])
     if state.get("mode") == "flat":
         budget = min(config.sub_question_max_iterations,
                      max(config.sub_question_min_iterations, config.max_iterations - 2))
         strategy, path = "flat", "flat"
         sub_questions = _records([(question, 1.0, "flat research of the whole question")], strategy,
-                                 config, structure.clauses, first_id)
+                                 config, structure.clauses, next_ids(retired, 1))
         sub_questions[0]["iteration_budget"] = budget
     else:
         plan = await deps.stages.planner.plan(question, structure, subject, deps, config)
         strategy, path, outline = plan.strategy, plan.path, plan.outline
         # the offline sub-questions climb the question's clause chain when it has one
         sub_questions = _records(plan.rows, strategy, config,
-                                 structure.clauses if path == "deterministic" else None, first_id)
+                                 structure.clauses if path == "deterministic" else None,
+                                 next_ids(retired, len(plan.rows)))
     outline = outline or [sq["question_text"] for sq in sub_questions]
     tree = {"root": research_query(state), "strategy": strategy, "path": path,
             "question_kind": structure.kind.value,

@@ -15,12 +15,11 @@ from langgraph.types import Overwrite, interrupt
 from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import research_query, run_config
-from research_studio.graph.nodes.plan import allocate_cost, allocate_iterations, plan_budget
+from research_studio.graph.nodes.plan import new_sub_question, plan_budget, with_budgets
 from research_studio.graph.plan_edits import (
     InvalidPlanDecision,
     PlanDecision,
     edited_rows,
-    now,
     review_payload,
     validated_decision,
 )
@@ -44,30 +43,19 @@ def edited_plan(decision: PlanDecision, state: ResearchState,
     A reworded sub-question no longer climbs the nested question's clause chain."""
     current = state.get("sub_questions", [])
     used = [*state.get("plan_review_retired_ids", []), *(sq["sub_question_id"] for sq in current)]
-    rows = edited_rows(decision, current, used)
-    budgets = allocate_iterations([priority for _, _, priority, _ in rows], config)
-    cost = allocate_cost(len(rows), config)["per_sub_question_usd"]
     strategy = state.get("decomposition_tree", {}).get("strategy", "")
     plan: list[SubQuestion] = []
-    for (sq_id, text, priority, before), budget in zip(rows, budgets, strict=True):
+    for sq_id, text, priority, before in edited_rows(decision, current, used):
         if before is None:
-            record = SubQuestion(
-                sub_question_id=sq_id, parent_question_id=None, question_text=text,
-                depth_level=0, priority=priority, rationale=REVIEWER_RATIONALE,
-                strategy=strategy, status="pending", iteration_count=0, finding_ids=[],
-                queued_queries=[], queries_done=[], synthesis=None, quality_score=0.0,
-                stop_reason="", created_at=now())
+            record = new_sub_question(sq_id, text, priority, REVIEWER_RATIONALE, strategy)
         else:
-            record = SubQuestion(**before)
+            record = SubQuestion(**{**before, "priority": priority})
             if text != before["question_text"]:
                 record["question_text"] = text
                 record["rationale"] = f"reworded by the reviewer (was: {before['question_text']})"
                 record.pop("hop_clauses", None)
-            record["priority"] = priority
-        record["iteration_budget"] = budget
-        record["cost_budget_usd"] = cost
         plan.append(record)
-    return plan
+    return with_budgets(plan, config)
 
 
 async def review_plan_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
