@@ -254,13 +254,8 @@ class KnowledgeBase:
     @store_faults
     def get_chunks(self, chunk_ids: list[str]) -> list[SearchHit]:
         """Stored chunks by id (for span verification); unknown ids are left out."""
-        if not chunk_ids:
-            return []
-        page = self.collection.get(ids=list(chunk_ids), include=["documents", "metadatas"])
-        found = {cid: _hit(self.name, cid, doc or "", dict(meta or {}), 0.0)
-                 for cid, doc, meta in zip(page["ids"], page["documents"], page["metadatas"],
-                                           strict=True)}
-        return [found[c] for c in chunk_ids if c in found]
+        found = self._chunks_by_id(chunk_ids)
+        return [_hit(self.name, c, *found[c], 0.0) for c in chunk_ids if c in found]
 
     @store_faults
     def search(self, query: str, k: int = 10, mode: SearchMode = "hybrid") -> list[SearchHit]:

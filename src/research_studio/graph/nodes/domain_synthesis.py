@@ -96,7 +96,7 @@ def group_by_domain(sub_questions: Sequence[SubQuestion],
     return domains
 
 
-def _contradiction_graph(findings: Sequence[Finding], sim: np.ndarray,
+def contradiction_graph(findings: Sequence[Finding], sim: np.ndarray,
                          members: Sequence[int]) -> nx.Graph:
     """Findings (by index) linked where they are on the same topic and their figures
     disagree."""
@@ -117,7 +117,7 @@ def _components(graph: nx.Graph) -> list[list[int]]:
 def conflict_groups(findings: Sequence[Finding], similarity: Similarity) -> list[list[int]]:
     """Indices of contradicting findings, as connected components (chains count as one)."""
     sim = as_matrix([f.get("text", "") for f in findings], similarity)
-    return _components(_contradiction_graph(findings, sim, list(range(len(findings)))))
+    return _components(contradiction_graph(findings, sim, list(range(len(findings)))))
 
 
 def evidence_counts(findings: Sequence[Finding], similarity: Similarity) -> dict[str, int]:
@@ -168,7 +168,7 @@ def resolve_domain(findings: Sequence[Finding], similarity: Similarity
     records: list[ResolvedConflict] = []
     winners: dict[int, Finding] = {}
     while True:
-        graph = _contradiction_graph(current, sim, alive)
+        graph = contradiction_graph(current, sim, alive)
         groups = _components(graph)
         if not groups:
             break

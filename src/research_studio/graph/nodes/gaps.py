@@ -8,9 +8,9 @@ from langgraph.runtime import Runtime
 from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import run_config
-from research_studio.graph.nodes.domain_synthesis import SAME_TOPIC, Similarity, as_matrix
+from research_studio.graph.nodes.domain_synthesis import Similarity, as_matrix, contradiction_graph
 from research_studio.graph.nodes.strategy import follow_up_queries
-from research_studio.graph.text_analysis import content_terms, numbers_disagree, numeric_tokens
+from research_studio.graph.text_analysis import content_terms
 from research_studio.state import Finding, ResearchState, SubQuestion
 
 REFINEMENT_ITERATIONS = 2
@@ -25,18 +25,14 @@ def section_confidence(sub_question: SubQuestion, findings: list[Finding],
 
 
 def conflicting_pairs(findings: list[Finding], similarity: Similarity) -> list[tuple[str, str]]:
-    """Findings of different sources about the same thing (the sentence encoder, with the
-    threshold domain synthesis settles conflicts by, so both steps name the same ones)
-    that state different numbers."""
-    numbers = [numeric_tokens(f["text"]) for f in findings]
-    candidates = [(i, j) for i in range(len(findings)) for j in range(i + 1, len(findings))
-                  if findings[i]["source_id"] != findings[j]["source_id"]
-                  and numbers_disagree(numbers[i], numbers[j])]
-    if not candidates:  # the encoder runs only when figures disagree somewhere
-        return []
+    """Findings of different sources that contradict each other as domain synthesis sees it
+    (the same topic by the sentence encoder, different figures), so both steps name the
+    same conflicts."""
     sim = as_matrix([f["text"] for f in findings], similarity)
-    return [(findings[i]["finding_id"], findings[j]["finding_id"]) for i, j in candidates
-            if sim[i, j] >= SAME_TOPIC]
+    graph = contradiction_graph(findings, sim, list(range(len(findings))))
+    pairs = sorted(tuple(sorted(edge)) for edge in graph.edges)
+    return [(findings[i]["finding_id"], findings[j]["finding_id"]) for i, j in pairs
+            if findings[i]["source_id"] != findings[j]["source_id"]]
 
 
 def decide(rounds_done: int, confidence: float, previous: float, gaps: int,
