@@ -36,3 +36,14 @@ def sign_in(page, base_url: str, key: str) -> None:
     page.locator("#key-prompt").wait_for(state="visible")
     page.fill("#api-key", key)
     page.click("#save-key")
+
+
+def research_page(browser, base_url: str, key: str, kb: str) -> tuple:
+    """The web page signed in with ``kb`` chosen, and the script errors it raises."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    sign_in(page, base_url, key)  # the API refuses without the key: the page asks for it
+    page.wait_for_selector(f"#kb option[value={kb}]", state="attached")
+    page.select_option("#kb", kb)
+    return page, errors

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import sign_in
+from tests.browser import research_page
 from tests.service_server import running_server, upload_research_corpus
 
 pytestmark = pytest.mark.slow
@@ -26,12 +26,7 @@ def test_ask_clarify_read_report_and_open_a_citation(tmp_path, browser):
     with running_server(home, api_key=KEY) as server:
         with server.client() as client:
             upload_research_corpus(client)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        sign_in(page, server.base_url, KEY)  # the API refuses without the key: the page asks
-        page.wait_for_selector("#kb option[value=bridges]", state="attached")
-        page.select_option("#kb", "bridges")
+        page, errors = research_page(browser, server.base_url, KEY, "bridges")
         page.select_option("#clarify", "always")
         page.select_option("#mode", "hierarchical")
         page.fill("#query", QUESTION)

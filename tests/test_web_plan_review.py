@@ -6,7 +6,7 @@ and add sub-questions and check that the research follows the edited plan."""
 
 import pytest
 
-from tests.browser import sign_in
+from tests.browser import research_page
 from tests.service_server import running_server, upload_research_corpus
 
 pytestmark = pytest.mark.slow
@@ -30,12 +30,7 @@ def test_review_edit_and_run_a_plan_in_the_page(tmp_path, browser):
     with running_server(home, api_key=KEY) as server:
         with server.client() as client:
             upload_research_corpus(client)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        sign_in(page, server.base_url, KEY)
-        page.wait_for_selector("#kb option[value=bridges]", state="attached")
-        page.select_option("#kb", "bridges")
+        page, errors = research_page(browser, server.base_url, KEY, "bridges")
         page.select_option("#clarify", "never")
         page.select_option("#mode", "hierarchical")
         page.check("#review-plan")

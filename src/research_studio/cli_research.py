@@ -196,7 +196,7 @@ def register(app: typer.Typer) -> None:
 
         if out:
             format_of(out)
-        if sum(x is not None and x is not False for x in (answer, plan, approve_plan)) > 1:
+        if (answer is not None) + (plan is not None) + approve_plan > 1:
             raise ResearchStudioError("give one of --answer, --plan and --approve-plan")
         reply: Any = answer
         if plan is not None:

@@ -141,6 +141,11 @@ def waiting_status(pending: dict[str, Any]) -> str:
         else "awaiting_clarification"
 
 
+def _interrupts(snapshot: Any) -> list[dict[str, Any]]:
+    """What the graph stopped to ask, oldest first (empty when it did not stop)."""
+    return [i.value for task in snapshot.tasks for i in task.interrupts]
+
+
 class RefusedAnswer(ResearchStudioError):
     """An answer that does not fit what the session waits for: the session stays as it was."""
 
@@ -182,9 +187,8 @@ async def _drive(workspace: Workspace, session_id: str, answer: Any,
             app = build_graph().compile(checkpointer=saver)
             snapshot = await app.aget_state(run_config)
             if answer is not None:  # checked first: a refused answer leaves the session as it was
-                waiting = [i.value for task in snapshot.tasks for i in task.interrupts]
                 try:
-                    value = resume_value(session_id, waiting, answer)
+                    value = resume_value(session_id, _interrupts(snapshot), answer)
                 except ResearchStudioError:
                     refused = True
                     raise
@@ -209,7 +213,7 @@ async def _drive(workspace: Workspace, session_id: str, answer: Any,
                         store.update(session_id, stage=node, **mode,  # survives a kill -9
                                      active_s=previous_active + time.perf_counter() - started)
                 snapshot = await app.aget_state(run_config)
-                interrupts = [i.value for task in snapshot.tasks for i in task.interrupts]
+                interrupts = _interrupts(snapshot)
                 if not interrupts:
                     status = "completed" if not snapshot.next else "running"
                     break
