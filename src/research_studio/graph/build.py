@@ -71,9 +71,9 @@ def dispatch_research(state: ResearchState) -> list[Send] | str:
 
 
 def route_after_plan(state: ResearchState) -> list[Send] | str:
-    """A plan waits for the person's review when asked for, and is researched otherwise."""
-    reviewed = state.get("plan_review_status") in ("approved", "edited")
-    if state.get("config", {}).get("review_plan") and not reviewed:
+    """A plan waits for the person's review when asked for, and is researched otherwise
+    (the planner runs again only for a plan the person turned down)."""
+    if state.get("config", {}).get("review_plan"):
         return "review_plan"
     return dispatch_research(state)
 
