@@ -52,21 +52,22 @@ class ExtractiveOnly:
 
 
 def rewrite(run_file: Path, deps: ResearchDeps, resynthesize: bool = False,
-            config: dict | None = None) -> tuple[dict, list[dict], dict]:
+            overrides: dict | None = None) -> tuple[dict, list[dict], dict]:
     """The sources the writer cites for a saved run, and its update; with ``resynthesize``
     the fact sheets and claims are rebuilt from the run's findings first."""
     result = json.loads(run_file.read_text())
+    config = ResearchConfig(**(overrides or {}))
     sources = {s["source_id"]: s for s in result["sources"]}
     claims = [{k: v for k, v in c.items() if k != "sids"} for c in result["claims"]]
     findings = [f for sq in result["sub_questions"] for f in sq.get("findings", [])]
     sub_questions = [{k: v for k, v in sq.items() if k != "findings"} for sq in result["sub_questions"]]
     state = {"query": result["query"], "sub_questions": sub_questions, "claims": claims,
-             "sources": sources, "mode": result["mode"], "config": config or {}, "fact_sheets": [],
+             "sources": sources, "mode": result["mode"], "config": config, "fact_sheets": [],
              "knowledge_gaps": [], "findings": findings}
     if resynthesize:
         sheets, _, _ = synthesize_all(state, deps.similarity)
         state["fact_sheets"] = sheets
-        state["claims"] = trust_engine(sheets, findings, sources, ResearchConfig(),
+        state["claims"] = trust_engine(sheets, findings, sources, config,
                                        deps.similarity)["claims"]
     update = asyncio.run(write_node(state, SimpleNamespace(context=deps)))
     return result, [sources[sid] for sid in update["citations"].values()], update

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from research_studio.config import ResearchConfig
 from research_studio.graph.answer_span import asked_phrase, asked_type, short_answer
 from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
 from research_studio.understanding.parser import parse
@@ -65,7 +66,7 @@ def test_offline_report_leads_with_the_short_answer_and_the_claim_it_comes_from(
 
     question = "Who wrote Hamlet?"
     text = "Hamlet was written by William Shakespeare around 1600."
-    state = {"query": question, "mode": "flat", "config": {"kb": "plays"},
+    state = {"query": question, "mode": "flat", "config": ResearchConfig(kb="plays"),
              "sub_questions": [{"sub_question_id": "sq_001", "question_text": question, "priority": 1.0}],
              "sources": {"kb:t:1": {"source_id": "kb:t:1", "kind": "kb", "title": "Hamlet",
                                     "location": "hamlet.txt", "chunk_id": "1", "text": text,

@@ -14,7 +14,7 @@ from research_studio.config import ModelSettings, ModelSpec, ResearchConfig, Web
 from research_studio.graph import claim_check
 from research_studio.graph.claim_check import Statement, check_statements, same_text
 from research_studio.graph.deps import ResearchDeps
-from research_studio.graph.nodes.domain_synthesis import build_fact_sheet
+from research_studio.graph.nodes.domain_synthesis import synthesize_domain
 from research_studio.graph.nodes.execute import Retrieved
 from research_studio.graph.nodes.findings import extractive_findings, llm_findings, validate_findings
 from research_studio.graph.nodes.trust import trust_engine, trust_engine_node
@@ -42,6 +42,8 @@ WRONG_NUMBER = "The viaduct opened to traffic in December 2005."
 WRONG_NAME = "The Millau Viaduct spans the valley of the Loire near Millau."
 UNRELATED = "Tolls collected on the viaduct fund the regional railway network."
 PROPOSED = [(FAITHFUL, DESIGN), (WRONG_NUMBER, OPENED), (WRONG_NAME, SPANS), (UNRELATED, PIER)]
+
+MAX_CLAIMS = ResearchConfig().max_report_claims
 
 
 def make_deps(*replies: str, strong: bool = True) -> ResearchDeps:
@@ -94,14 +96,15 @@ def test_a_statement_worded_as_its_support_costs_nothing(monkeypatch):
 def research_state(findings: list[dict], similarity) -> dict:
     sources = {SOURCE_ID: SOURCE}
     return {"query": SUB_QUESTION["question_text"], "mode": "flat", "mode_reason": "test",
-            "decomposition_path": "flat", "config": ResearchConfig().model_dump(),
+            "decomposition_path": "flat", "config": ResearchConfig(),
             "sub_questions": [SUB_QUESTION], "findings": findings, "sources": sources,
-            "fact_sheets": [build_fact_sheet(SUB_QUESTION, findings, sources, similarity)]}
+            "fact_sheets": [synthesize_domain(SUB_QUESTION, findings, sources, similarity, MAX_CLAIMS)[0]]}
 
 
 def model_findings(deps: ResearchDeps) -> list[dict]:
     candidates = asyncio.run(llm_findings(deps, SUB_QUESTION, [Retrieved(SOURCE, 0, "Millau Viaduct")], 1))
-    return validate_findings(candidates, [], {SOURCE_ID: PASSAGE}, lambda quotes: set())
+    return validate_findings(candidates, [], {SOURCE_ID: PASSAGE}, lambda quotes: set(),
+                             ResearchConfig().duplicate_quote_overlap)
 
 
 def test_claims_a_capable_model_words_beyond_their_quotes_end_unverified_and_unreported():

@@ -7,10 +7,9 @@ import numpy as np
 import pytest
 from langgraph.runtime import Runtime
 
-from research_studio.config import ModelSettings, WebSettings
+from research_studio.config import ModelSettings, ResearchConfig, WebSettings
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.domain_synthesis import (
-    build_fact_sheet,
     conflict_groups,
     cross_domain_patterns,
     domain_synthesis_node,
@@ -23,8 +22,11 @@ from research_studio.graph.nodes.domain_synthesis import (
     resolve_conflict,
     resolve_domain,
     source_reach,
+    synthesize_domain,
 )
 from research_studio.models.coordinator import ModelCoordinator
+
+MAX_CLAIMS = ResearchConfig().max_report_claims
 
 
 def jaccard(texts_a: list[str], texts_b: list[str]) -> np.ndarray:
@@ -107,7 +109,7 @@ def test_resolution_keeps_agreeing_findings_and_drops_losers():
     assert record["winner_finding_id"] == "f2"
     assert winners[0]["confidence"] == pytest.approx(0.7 * (1 - (0.84 - 0.60) / 2.1), abs=1e-4)
 
-    sheet = build_fact_sheet(SQ1, findings, SOURCES, jaccard)
+    sheet = synthesize_domain(SQ1, findings, SOURCES, jaccard, MAX_CLAIMS)[0]
     [insight] = sheet["key_insights"]  # f2 and f3 are near-duplicates: one insight
     assert insight["finding_ids"] == ["f2", "f3"]
     assert insight["source_ids"] == ["s2", "s3"]
@@ -126,7 +128,7 @@ def test_domain_without_conflict_keeps_every_finding():
         finding("f2", "Engineers used weathering steel for the deck.", 0.8, source="s2"),
         finding("f3", "A viaduct is a bridge made of many short spans.", 0.7, source="s3"),
     ]
-    sheet = build_fact_sheet(SQ2, findings, SOURCES, jaccard)
+    sheet = synthesize_domain(SQ2, findings, SOURCES, jaccard, MAX_CLAIMS)[0]
     assert sheet["conflicts_resolved"] == []
     assert [i["finding_ids"] for i in sheet["key_insights"]] == [["f1"], ["f2"], ["f3"]]
     assert [i["type"] for i in sheet["key_insights"]] == ["quantitative", "fact", "definition"]
@@ -139,7 +141,7 @@ def test_insights_sorted_capped_and_grounded():
     findings = [finding(f"f{i}", f"Fact about {w}.", 0.1 * (i + 1), source="s1")
                 for i, w in enumerate(words[:9])]
     findings.append(finding("f_orphan", "Fact about kappa.", 1.0, source="missing"))
-    sheet = build_fact_sheet(SQ1, findings, SOURCES, jaccard)
+    sheet = synthesize_domain(SQ1, findings, SOURCES, jaccard, max_insights=8)[0]
     confidences = [i["confidence"] for i in sheet["key_insights"]]
     assert len(confidences) == 8 and confidences == sorted(confidences, reverse=True)
     assert "f_orphan" not in {f for i in sheet["key_insights"] for f in i["finding_ids"]}
@@ -158,7 +160,7 @@ def test_source_reach_is_the_share_of_domains_that_found_a_source():
 
 
 def test_empty_domain_gives_an_empty_weak_sheet():
-    sheet = build_fact_sheet(SQ1, [], SOURCES, jaccard)
+    sheet = synthesize_domain(SQ1, [], SOURCES, jaccard, MAX_CLAIMS)[0]
     assert sheet["key_insights"] == [] and sheet["aggregate_confidence"] == 0.0
     assert sheet["evidence_strength"] == "weak" and sheet["evidence_count"] == 0
 
@@ -222,6 +224,7 @@ def test_cross_domain_patterns():
 def test_node_with_real_embeddings():
     deps = ResearchDeps(coordinator=ModelCoordinator(ModelSettings()), kb=None, web=WebSettings())
     state = {
+        "config": ResearchConfig(),
         "sub_questions": [SQ1, SQ2],
         "sources": SOURCES,
         "findings": [

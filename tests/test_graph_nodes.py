@@ -35,7 +35,7 @@ from research_studio.graph.nodes.plan import (
     useful_sub_questions,
 )
 from research_studio.graph.nodes.strategy import Task, follow_up_queries, select_strategy
-from research_studio.graph.nodes.write import section_quotas, select_claims, write_node
+from research_studio.graph.nodes.write import restates, section_quotas, select_claims, write_node
 from research_studio.graph.text_analysis import evidence_units, term_overlap
 from research_studio.knowledge.base import KnowledgeBase, KnowledgeBaseRegistry
 from research_studio.models.coordinator import ModelCoordinator
@@ -80,7 +80,7 @@ ANALYSIS = {"intent": "explain the cause", "query_class": "explanation",
 
 def test_analyze_falls_back_on_garbage():
     deps = make_deps("not json", "still not json", strong=True)
-    update = run(analyze_node, {"query": QUESTION, "config": {}}, deps)
+    update = run(analyze_node, {"query": QUESTION, "config": ResearchConfig()}, deps)
     analysis = update["query_analysis"]
     assert analysis["method"] == "fallback"
     subject = analysis["primary_subject"]
@@ -93,7 +93,7 @@ def test_analyze_falls_back_on_garbage():
 
 def test_analyze_survives_a_model_that_raises():
     deps = make_deps(ConnectionError("connection refused"), strong=True)
-    update = run(analyze_node, {"query": QUESTION, "config": {"mode": "flat"}}, deps)
+    update = run(analyze_node, {"query": QUESTION, "config": ResearchConfig(mode="flat")}, deps)
     assert update["query_analysis"]["method"] == "fallback"
     assert (update["mode"], update["mode_reason"]) == ("flat", "requested --mode flat")
     [call] = deps.coordinator.ledger.calls
@@ -101,7 +101,7 @@ def test_analyze_survives_a_model_that_raises():
 
 
 def test_analyze_uses_a_capable_models_analysis():
-    update = run(analyze_node, {"query": QUESTION, "config": {}},
+    update = run(analyze_node, {"query": QUESTION, "config": ResearchConfig()},
                  make_deps(json.dumps(ANALYSIS), strong=True))
     assert update["query_analysis"]["method"] == "llm"
     assert update["query_analysis"]["primary_subject"] == "ocean tides"
@@ -113,37 +113,38 @@ def test_a_small_model_is_not_asked_to_analyse():
     """The embedded model's analyses were guesses; the parse gives kind, subject and
     complexity without a model call."""
     deps = make_deps(json.dumps(ANALYSIS))
-    simple = run(analyze_node, {"query": "What is quantum computing?", "config": {}}, deps)
+    simple = run(analyze_node, {"query": "What is quantum computing?", "config": ResearchConfig()}, deps)
     assert deps.coordinator.ledger.calls == []
     assert simple["query_analysis"]["method"] == "offline"
     assert simple["query_analysis"]["question_kind"] == "single_fact"
     assert (simple["mode"], simple["mode_reason"]) == ("flat", "analysis: simple question")
     parts = run(analyze_node, {"query": "What does VACUUM do, why is it needed, and how does "
-                                        "autovacuum decide when to run?", "config": {}}, deps)
+                                        "autovacuum decide when to run?", "config": ResearchConfig()}, deps)
     assert parts["query_analysis"]["question_kind"] == "multi_faceted"
     assert parts["mode"] == "hierarchical"
-    assert parts["config"]["template"] == "general"  # budgets are not a small model's guess
+    assert parts["config"].template == "general"  # budgets are not a small model's guess
 
 
 def test_a_comparison_gets_the_comparison_template_offline():
-    update = run(analyze_node, {"query": "Compare React, Vue and Angular", "config": {}}, make_deps())
+    update = run(analyze_node, {"query": "Compare React, Vue and Angular",
+                                "config": ResearchConfig()}, make_deps())
     assert update["query_analysis"]["question_kind"] == "comparison"
-    assert update["config"]["template"] == "comparison"
-    assert update["config"]["max_sub_questions"] == 5
+    assert update["config"].template == "comparison"
+    assert update["config"].max_sub_questions == 5
 
 
 def test_only_a_strong_model_sets_budgets_through_its_template_suggestion():
-    weak = run(analyze_node, {"query": QUESTION, "config": {}}, make_deps(json.dumps(ANALYSIS)))
-    assert (weak["config"]["template"], weak["config"]["max_iterations"]) == ("general", 12)
-    strong = run(analyze_node, {"query": QUESTION, "config": {}},
+    weak = run(analyze_node, {"query": QUESTION, "config": ResearchConfig()}, make_deps(json.dumps(ANALYSIS)))
+    assert (weak["config"].template, weak["config"].max_iterations) == ("general", 12)
+    strong = run(analyze_node, {"query": QUESTION, "config": ResearchConfig()},
                  make_deps(json.dumps(ANALYSIS), strong=True))
-    assert (strong["config"]["template"], strong["config"]["max_iterations"]) == ("quick_fact", 5)
+    assert (strong["config"].template, strong["config"].max_iterations) == ("quick_fact", 5)
 
 
 def test_a_capable_models_invented_subject_is_replaced_by_the_parse():
     question = "Who was the first president of the country where the Kamchatka Peninsula is?"
     invented = {**ANALYSIS, "primary_subject": "2019-01-01T00:00:00Z", "topic_focus": "first president"}
-    update = run(analyze_node, {"query": question, "config": {}},
+    update = run(analyze_node, {"query": question, "config": ResearchConfig()},
                  make_deps(json.dumps(invented), strong=True))
     assert update["query_analysis"]["corrected"] == ["primary_subject"]
     assert update["query_analysis"]["primary_subject"].lower() in question.lower()
@@ -173,7 +174,7 @@ def assert_plan_records(update: dict, config: ResearchConfig) -> None:
 def test_plan_rejects_a_decomposition_that_copies_the_question():
     reply = decomposition(QUESTION, "what causes ocean tides", "What causes the ocean tides?")
     deps = make_deps(reply, strong=True)
-    state = {"query": QUESTION, "config": {}, "mode": "hierarchical"}
+    state = {"query": QUESTION, "config": ResearchConfig(), "mode": "hierarchical"}
     update = run(plan_node, state, deps)
     assert deps.coordinator.ledger.structured["first_try"] == 1  # valid, but not useful
     assert update["decomposition_path"] == "deterministic"
@@ -185,7 +186,7 @@ def test_plan_rejects_a_decomposition_that_copies_the_question():
 
 def test_plan_splits_a_multi_part_question_deterministically():
     question = "How do volcanoes erupt and what causes ocean tides?"
-    update = run(plan_node, {"query": question, "config": {}, "mode": "hierarchical"},
+    update = run(plan_node, {"query": question, "config": ResearchConfig(), "mode": "hierarchical"},
                  make_deps("garbage", "garbage"))
     assert update["decomposition_path"] == "deterministic"
     assert [s["question_text"] for s in update["sub_questions"]] == \
@@ -199,7 +200,7 @@ def test_plan_links_entities_from_the_knowledge_base(kb):
     from research_studio.understanding import QuestionKind, QuestionStructure
 
     structure = QuestionStructure(text=QUESTION, kind=QuestionKind.OPEN, topic="tides")
-    update = run(plan_node, {"query": QUESTION, "config": {}, "mode": "hierarchical",
+    update = run(plan_node, {"query": QUESTION, "config": ResearchConfig(), "mode": "hierarchical",
                              "question_structure": structure.to_dict()},
                  make_deps("garbage", "garbage", kb=kb))
     texts = [s["question_text"] for s in update["sub_questions"]]
@@ -214,7 +215,7 @@ def test_plan_links_entities_from_the_knowledge_base(kb):
 
 def test_plan_follows_the_chain_of_a_nested_question(kb):
     question = "What kind of bodies come from the cloud that comets come from?"
-    update = run(plan_node, {"query": question, "config": {}, "mode": "hierarchical"},
+    update = run(plan_node, {"query": question, "config": ResearchConfig(), "mode": "hierarchical"},
                  make_deps("garbage", "garbage", kb=kb))
     texts = [s["question_text"] for s in update["sub_questions"]]
     assert update["decomposition_path"] == "deterministic"
@@ -229,8 +230,8 @@ def test_plan_follows_the_chain_of_a_nested_question(kb):
 
 def test_entity_sub_questions_read_well_after_a_fallback_analysis(kb):
     deps = make_deps("not json", "still not json", "garbage", "garbage", kb=kb)
-    analysis = run(analyze_node, {"query": QUESTION, "config": {}}, deps)
-    update = run(plan_node, {"query": QUESTION, "config": {}, **analysis}, deps)
+    analysis = run(analyze_node, {"query": QUESTION, "config": ResearchConfig()}, deps)
+    update = run(plan_node, {"query": QUESTION, "config": ResearchConfig(), **analysis}, deps)
     assert len(update["sub_questions"]) >= 2
     assert not any("??" in s["question_text"] for s in update["sub_questions"])
 
@@ -242,7 +243,7 @@ def test_plan_rejects_sub_questions_that_ask_nothing_about_the_question():
     loop = "What causes the tides of the tides of the tides of the ocean"
     reply = decomposition(loop, "ocean tides", "The answer about ocean tides is not available.",
                           "Who painted the Mona Lisa?")
-    update = run(plan_node, {"query": QUESTION, "config": {}, "mode": "hierarchical"},
+    update = run(plan_node, {"query": QUESTION, "config": ResearchConfig(), "mode": "hierarchical"},
                  make_deps(reply, strong=True))
     assert update["decomposition_path"] == "deterministic"
     assert update["sub_questions"][0]["question_text"] == QUESTION
@@ -256,7 +257,21 @@ def test_sub_question_filters():
     assert not repeats_itself("the name of the river and the name of the bridge")
     proposed = ["How high are ocean tides in Maine?", "Why is the sky blue?",
                 "What causes spring tides?", "Tides"]
-    assert useful_sub_questions(QUESTION, proposed, ResearchConfig()) == [0, 2]
+    similarity = make_deps().similarity
+    assert useful_sub_questions(QUESTION, proposed, ResearchConfig(), similarity) == [0, 2]
+
+
+def test_copies_and_duplicates_of_sub_questions_are_dropped_by_words_or_meaning():
+    """A lower-cased copy has the question's words; a reworded one its meaning (the real
+    encoder: 0.98 with the question); a sub-question reworded scores 0.96 with the one
+    kept before it, while a different question on the same subject scores 0.60."""
+    question = "What role does the Moon play in ocean tides?"
+    proposed = ["what role does the moon play in ocean tides",
+                "What role does the Moon play in ocean tides? Please explain.",
+                "How high are ocean tides in Maine?", "How tall do the ocean tides get in Maine?",
+                "What causes spring tides?"]
+    assert useful_sub_questions(question, proposed, ResearchConfig(),
+                                make_deps().similarity) == [2, 4]
 
 
 def test_a_small_model_is_not_asked_to_plan():
@@ -266,12 +281,12 @@ def test_a_small_model_is_not_asked_to_plan():
     reply = decomposition("Which city is the capital of that state?",
                           "What is the state of California where Levi Casey was born?")
     weak_deps = make_deps(reply)
-    weak = run(plan_node, {"query": question, "config": {}, "mode": "hierarchical"}, weak_deps)
+    weak = run(plan_node, {"query": question, "config": ResearchConfig(), "mode": "hierarchical"}, weak_deps)
     assert weak["decomposition_path"] == "deterministic"
     assert weak_deps.coordinator.ledger.calls == []  # no model call spent on a plan
     assert not any("California" in s["question_text"] for s in weak["sub_questions"])
     # a model trusted to reason is asked, and may bring what it knows into the plan
-    strong = run(plan_node, {"query": question, "config": {}, "mode": "hierarchical"},
+    strong = run(plan_node, {"query": question, "config": ResearchConfig(), "mode": "hierarchical"},
                  make_deps(reply, strong=True))
     assert strong["decomposition_path"] == "llm"
     assert "California" in strong["sub_questions"][1]["question_text"]
@@ -281,7 +296,7 @@ def test_plan_keeps_a_useful_decomposition():
     reply = decomposition("What role does the Moon play in ocean tides?",
                           "How does the Sun affect the height of tides?",
                           "Why are there two high tides each day?")
-    config = {"max_iterations": 20, "sub_question_min_iterations": 3, "sub_question_max_iterations": 6}
+    config = ResearchConfig(max_iterations=20, sub_question_min_iterations=3, sub_question_max_iterations=6)
     update = run(plan_node, {"query": QUESTION, "config": config, "mode": "hierarchical"},
                  make_deps(reply, strong=True))
     assert update["decomposition_path"] == "llm"
@@ -291,12 +306,12 @@ def test_plan_keeps_a_useful_decomposition():
     assert [s["iteration_budget"] for s in update["sub_questions"]] == [6, 6, 5]
     assert update["budget"]["reserved_synthesis_usd"] == pytest.approx(0.5)
     assert update["budget"]["per_sub_question_usd"] == pytest.approx(round(2.5 / 3, 4))
-    assert_plan_records(update, ResearchConfig(**config))
+    assert_plan_records(update, config)
 
 
 def test_plan_falls_back_when_the_model_raises():
     deps = make_deps(ConnectionError("refused"), strong=True)
-    update = run(plan_node, {"query": QUESTION, "config": {}, "mode": "hierarchical"}, deps)
+    update = run(plan_node, {"query": QUESTION, "config": ResearchConfig(), "mode": "hierarchical"}, deps)
     assert update["decomposition_path"] == "deterministic"
     assert 2 <= len(update["sub_questions"]) <= 5
     assert deps.coordinator.ledger.structured["fallback"] == 1
@@ -304,7 +319,7 @@ def test_plan_falls_back_when_the_model_raises():
 
 def test_flat_plan_is_the_question_itself():
     deps = make_deps()
-    update = run(plan_node, {"query": QUESTION, "config": {}, "mode": "flat"}, deps)
+    update = run(plan_node, {"query": QUESTION, "config": ResearchConfig(), "mode": "flat"}, deps)
     [only] = update["sub_questions"]
     assert update["decomposition_path"] == "flat"
     assert only["sub_question_id"] == "sq_001" and only["question_text"] == QUESTION
@@ -315,7 +330,7 @@ def test_flat_plan_is_the_question_itself():
 
 def test_flat_plan_uses_the_clarified_question():
     clarified = QUESTION + "\nClarification: only spring tides"
-    update = run(plan_node, {"query": QUESTION, "clarified_query": clarified, "config": {},
+    update = run(plan_node, {"query": QUESTION, "clarified_query": clarified, "config": ResearchConfig(),
                              "mode": "flat"}, make_deps())
     assert update["sub_questions"][0]["question_text"] == clarified
 
@@ -397,7 +412,8 @@ def test_validate_findings_drops_bad_offsets_duplicates_and_injections():
         return {i for i, quote in enumerate(quotes) if quote == injection["quote"]}
 
     def keep(candidates, known, texts):
-        return validate_findings(candidates, known, texts, screen)
+        return validate_findings(candidates, known, texts, screen,
+                                 ResearchConfig().duplicate_quote_overlap)
 
     kept = keep([good, injection, shifted, unknown, same_id, near_duplicate], [], texts)
     assert kept == [good]
@@ -515,7 +531,7 @@ def gap_state(research_round: int = 0, previous: float = 0.0) -> dict:
     findings.append({"finding_id": "f4", "sub_question_id": "sq_002", "source_id": "s4",
                      "text": sources["s4"]["text"], "confidence": 0.4})
     return {
-        "config": {}, "research_round": research_round, "overall_confidence": previous,
+        "config": ResearchConfig(), "research_round": research_round, "overall_confidence": previous,
         "sources": sources, "findings": findings,
         "sub_questions": [
             {"sub_question_id": "sq_001", "question_text": QUESTION, "priority": 1.0,
@@ -587,7 +603,7 @@ def test_round_zero_queries_are_original_broader_and_alternative():
 
 def test_round_zero_queries_are_three_distinct_ones_after_a_fallback_analysis():
     deps = make_deps("not json", "still not json")
-    analysis = run(analyze_node, {"query": QUESTION, "config": {}}, deps)["query_analysis"]
+    analysis = run(analyze_node, {"query": QUESTION, "config": ResearchConfig()}, deps)["query_analysis"]
     queries = clarification_queries({"query": QUESTION, "query_analysis": analysis}, ResearchConfig())
     assert len(set(queries)) == 3
 
@@ -618,8 +634,7 @@ def test_deterministic_coverage():
 
 
 def test_clarify_retrieve_deduplicates_against_earlier_rounds(kb):
-    config = {"hitl_queries": 1}
-    state = {"query": QUESTION, "config": config}
+    state = {"query": QUESTION, "config": ResearchConfig(hitl_queries=1)}
     first = run(clarify_retrieve_node, state, make_deps(kb=kb))
     assert first["retrieval_dedup_ratios"] == [0.0]
     assert len(first["query_retrieval"]) == 3  # k = 3 new chunks
@@ -638,7 +653,7 @@ def test_clarify_retrieve_deduplicates_against_earlier_rounds(kb):
 
 
 def test_first_clarification_round_has_no_duplicates(kb):
-    state = {"query": QUESTION, "config": {},
+    state = {"query": QUESTION, "config": ResearchConfig(),
              "query_analysis": {"primary_subject": "ocean tides", "topic_focus": "causes"}}
     first = run(clarify_retrieve_node, state, make_deps(kb=kb))
     assert len(first["hitl_queries"]) == 3
@@ -647,25 +662,26 @@ def test_first_clarification_round_has_no_duplicates(kb):
 
 def test_the_clarification_label_is_not_a_knowledge_gap(kb):
     state = {"query": QUESTION, "clarified_query": QUESTION + "\nClarification: the Moon",
-             "hitl_iteration": 1, "config": {"hitl_queries": 1},
+             "hitl_iteration": 1, "config": ResearchConfig(hitl_queries=1),
              "query_analysis": {"primary_subject": "ocean tides"}}
     update = run(clarify_retrieve_node, state, make_deps(kb=kb))
     assert "clarification" not in update["knowledge_gaps_hitl"]
 
 
 def test_clarify_retrieve_stops_at_max_iterations(kb):
-    state = {"query": QUESTION, "config": {"hitl_max_iterations": 2}, "hitl_iteration": 2}
+    state = {"query": QUESTION, "config": ResearchConfig(hitl_max_iterations=2), "hitl_iteration": 2}
     assert run(clarify_retrieve_node, state, make_deps(kb=kb))["clarification_status"] == \
         "max_iterations"
-    state = {"query": QUESTION, "config": {"hitl_max_iterations": 2}, "hitl_iteration": 1}
+    state = {"query": QUESTION, "config": ResearchConfig(hitl_max_iterations=2), "hitl_iteration": 1}
     assert run(clarify_retrieve_node, state, make_deps(kb=kb))["clarification_status"] == "asking"
 
 
 def test_clarify_retrieve_converges_on_full_coverage_of_known_chunks(kb):
-    first = run(clarify_retrieve_node, {"query": "ocean tides Moon", "config": {"hitl_queries": 1}},
+    first = run(clarify_retrieve_node,
+                {"query": "ocean tides Moon", "config": ResearchConfig(hitl_queries=1)},
                 make_deps(kb=kb))
     assert first["retrieval_coverage"] == 1.0 and first["clarification_status"] == "asking"
-    again = run(clarify_retrieve_node, {"query": "ocean tides Moon", "config": {"hitl_queries": 1},
+    again = run(clarify_retrieve_node, {"query": "ocean tides Moon", "config": ResearchConfig(hitl_queries=1),
                                         "query_retrieval": first["query_retrieval"],
                                         "hitl_iteration": 1}, make_deps(kb=kb))
     assert again["retrieval_dedup_ratios"] == [1.0]
@@ -675,7 +691,7 @@ def test_clarify_retrieve_converges_on_full_coverage_of_known_chunks(kb):
 def test_clarify_retrieve_uses_a_capable_models_coverage(kb):
     reply = json.dumps({"coverage": 0.9, "gaps": ["spring tides"],
                         "questions": ["Which coast?", "Which season?"]})
-    update = run(clarify_retrieve_node, {"query": QUESTION, "config": {"hitl_queries": 1}},
+    update = run(clarify_retrieve_node, {"query": QUESTION, "config": ResearchConfig(hitl_queries=1)},
                  make_deps(reply, strong=True, kb=kb))
     assert update["retrieval_coverage"] == 0.9
     assert update["knowledge_gaps_hitl"] == ["spring tides"]
@@ -688,7 +704,7 @@ def test_clarification_interrupts_and_resumes_to_a_report(kb):
     deps = make_deps(*["not json"] * 40, kb=kb)
     thread = {"configurable": {"thread_id": "t"}}
     initial = {"session_id": "t", "query": QUESTION, "status": "running",
-               "config": {"interactive": True, "clarify": "always", "kb": "t"}}
+               "config": ResearchConfig(interactive=True, clarify="always", kb="t")}
     paused = asyncio.run(app.ainvoke(initial, thread, context=deps))
     [interrupt] = paused["__interrupt__"]
     assert 2 <= len(interrupt.value["questions"]) <= 3
@@ -743,6 +759,7 @@ def write_state() -> dict:
     ]
     return {
         "query": QUESTION, "mode": "hierarchical", "mode_reason": "analysis: moderate question",
+        "config": ResearchConfig(),
         "decomposition_path": "deterministic", "sources": sources, "claims": claims,
         "sub_questions": [
             {"sub_question_id": "sq_001", "question_text": QUESTION, "priority": 1.0,
@@ -802,7 +819,7 @@ def test_answer_cites_only_claims_the_sections_show():
                  "confidence": 0.95, "source_ids": ["kb:t:unused"], "text": "Glaciers calve icebergs."}
     state["claims"] = [off_topic] + [c for c in state["claims"] if c["sub_question_id"] == "sq_001"]
     state["sub_questions"] = state["sub_questions"][:1]
-    state["config"] = {"max_report_claims": 1, "min_claims_per_section": 1}
+    state["config"] = ResearchConfig(max_report_claims=1, min_claims_per_section=1)
     update = run(write_node, state, make_deps())
     report = update["report_markdown"]
     assert "Glaciers" not in report
@@ -817,7 +834,8 @@ def test_claim_selection_prefers_sources_that_several_sub_questions_found():
                  "source_ids": ["kb:t:once"], "status": "single_source"}
     shared = {"claim_id": "c2", "text": "Tides rise twice a day in most seas.", "confidence": 0.5,
               "source_ids": ["kb:t:shared"], "status": "single_source"}
-    pick = lambda reach: select_claims(QUESTION, QUESTION, [near_miss, shared], 1, set(), [], reach)  # noqa: E731
+    pick = lambda reach: select_claims(QUESTION, QUESTION, [near_miss, shared], 1, set(), [],  # noqa: E731
+                                       [False] * 2, reach)
     assert pick(None) == [near_miss]
     assert pick({"kb:t:once": 0.25, "kb:t:shared": 1.0}) == [shared]
 
@@ -833,9 +851,28 @@ def test_claim_selection_covers_the_part_of_the_question_not_yet_stated():
                 "staged around 1600.", "confidence": 0.5, "source_ids": ["kb:t:b"], "status": "verified"}
     birth = {"claim_id": "c", "text": "William Shakespeare was born in Stratford-upon-Avon in 1564.",
              "confidence": 0.6, "source_ids": ["kb:t:c"], "status": "verified"}
-    assert select_claims(question, question, [restated, birth, author], 2, set(), []) == [author, birth]
-    assert select_claims(question, question, [restated, birth], 1, {"kb:t:a"}, [author]) == [birth]
-    assert select_claims(question, question, [restated, birth], 1, set(), []) == [restated]
+    assert select_claims(question, question, [restated, birth, author], 2, set(), [],
+                         [False] * 3) == [author, birth]
+    assert select_claims(question, question, [restated, birth], 1, {"kb:t:a"}, [author],
+                         [False] * 2) == [birth]
+    assert select_claims(question, question, [restated, birth], 1, set(), [], [False] * 2) == [restated]
+
+
+def test_a_claim_another_section_shows_in_other_words_is_not_shown_again():
+    """Same statement by the sentence encoder at the trust engine's cross-validation
+    similarity: a reworded claim is passed over, a related fact on the same subject is
+    not (content-term overlap alone would judge both the other way round)."""
+    similarity = make_deps().similarity
+    shown = [{"claim_id": "a", "text": "The Moon's gravity is the main cause of ocean tides.",
+              "confidence": 0.8, "source_ids": ["kb:t:a"], "status": "verified"}]
+    reworded = {"claim_id": "b", "text": "Ocean tides are mainly caused by the gravitational pull "
+                "of the Moon.", "confidence": 0.9, "source_ids": ["kb:t:b"], "status": "verified"}
+    related = {"claim_id": "c", "text": "The Moon's gravity also slows the Earth's rotation.",
+               "confidence": 0.7, "source_ids": ["kb:t:c"], "status": "verified"}
+    threshold = ResearchConfig().cross_validation_similarity
+    restated = restates([reworded, related], shown, similarity, threshold)
+    assert restated == [True, False]
+    assert select_claims(QUESTION, QUESTION, [reworded, related], 2, set(), shown, restated) == [related]
 
 
 def test_term_overlap_weighs_terms_already_stated():
@@ -890,7 +927,7 @@ def test_writer_leaves_out_verified_claims_that_are_not_about_the_question():
 
 
 def test_writer_with_only_off_topic_evidence_says_the_knowledge_base_has_none():
-    state = {**write_state(), "config": {"kb": "python-docs"},
+    state = {**write_state(), "config": ResearchConfig(kb="python-docs"),
              "claims": [off_topic_claim("c001", "sq_001"), off_topic_claim("c002", "sq_002")]}
     update = run(write_node, state, make_deps())
     report = update["report_markdown"]
@@ -903,7 +940,7 @@ def test_writer_with_only_off_topic_evidence_says_the_knowledge_base_has_none():
 
 
 def test_writer_names_the_part_without_evidence_and_cites_nothing_for_it():
-    state = {**write_state(), "config": {"kb": "oceans"}}
+    state = {**write_state(), "config": ResearchConfig(kb="oceans")}
     state["claims"] = [c for c in state["claims"] if c["sub_question_id"] == "sq_001"]
     update = run(write_node, state, make_deps())
     report = update["report_markdown"]
@@ -917,7 +954,7 @@ def test_writer_names_the_part_without_evidence_and_cites_nothing_for_it():
 def test_a_part_whose_evidence_merged_into_another_section_points_there():
     """The same sentence found for two sub-questions is one claim filed under one of them:
     the other part's section names where its evidence is, and is not 'without evidence'."""
-    state = {**write_state(), "config": {"kb": "oceans"}}
+    state = {**write_state(), "config": ResearchConfig(kb="oceans")}
     state["claims"] = [{**c, "finding_ids": [f"f_{c['claim_id']}"]} for c in state["claims"]
                        if c["sub_question_id"] == "sq_001"]
     state["claims"][0]["finding_ids"].append("f_coral")

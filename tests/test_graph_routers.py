@@ -22,7 +22,7 @@ from research_studio.graph.build import (
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.analyze import analyze_node
 from research_studio.graph.nodes.clarify import converged
-from research_studio.graph.nodes.gaps import conflicting_pairs, decide, section_confidence
+from research_studio.graph.nodes.gaps import conflicting_pairs, gap_loop_decision, section_confidence
 from research_studio.graph.nodes.plan import allocate_cost, allocate_iterations
 from research_studio.graph.nodes.quality import Quality, StoppingInput, check_stopping, score_quality
 from research_studio.models.coordinator import ModelCoordinator
@@ -172,16 +172,17 @@ def test_no_new_queries_stops_only_after_the_minimum():
 @pytest.mark.parametrize("interactive", [True, False])
 @pytest.mark.parametrize("needs", [True, False])
 def test_route_after_analysis(policy, interactive, needs):
-    state = {"config": {"clarify": policy, "interactive": interactive},
+    state = {"config": ResearchConfig(clarify=policy, interactive=interactive),
              "query_analysis": {"needs_clarification": needs}}
     asks = interactive and (policy == "always" or (policy == "auto" and needs))
     assert route_after_analysis(state) == ("clarify_retrieve" if asks else "plan")
 
 
 def test_route_after_analysis_defaults_to_no_clarification():
-    assert route_after_analysis({}) == "plan"
-    assert route_after_analysis({"query_analysis": {"needs_clarification": True}}) == "plan"
-    assert route_after_analysis({"config": {"interactive": True},  # clarify defaults to auto
+    assert route_after_analysis({"config": ResearchConfig()}) == "plan"
+    assert route_after_analysis({"config": ResearchConfig(),
+                                 "query_analysis": {"needs_clarification": True}}) == "plan"
+    assert route_after_analysis({"config": ResearchConfig(interactive=True),  # clarify defaults to auto
                                  "query_analysis": {"needs_clarification": True}}) == "clarify_retrieve"
 
 
@@ -194,13 +195,16 @@ def test_route_after_clarify_retrieve(status, route):
 
 
 def test_route_after_answer():
-    assert route_after_answer({"clarification_status": "ended", "hitl_iteration": 1}) == "plan"
-    assert route_after_answer({"clarification_status": "answered", "hitl_iteration": 5}) == "plan"
-    assert route_after_answer({"clarification_status": "answered", "hitl_iteration": 4}) == \
-        "clarify_retrieve"
-    assert route_after_answer({"config": {"hitl_max_iterations": 2},
+    defaults = ResearchConfig()  # hitl_max_iterations 5
+    assert route_after_answer({"config": defaults, "clarification_status": "ended",
+                               "hitl_iteration": 1}) == "plan"
+    assert route_after_answer({"config": defaults, "clarification_status": "answered",
+                               "hitl_iteration": 5}) == "plan"
+    assert route_after_answer({"config": defaults, "clarification_status": "answered",
+                               "hitl_iteration": 4}) == "clarify_retrieve"
+    assert route_after_answer({"config": ResearchConfig(hitl_max_iterations=2),
                                "clarification_status": "answered", "hitl_iteration": 2}) == "plan"
-    assert route_after_answer({"config": {"hitl_max_iterations": 2},
+    assert route_after_answer({"config": ResearchConfig(hitl_max_iterations=2),
                                "clarification_status": "answered", "hitl_iteration": 1}) == \
         "clarify_retrieve"
 
@@ -212,7 +216,7 @@ def sq(sq_id: str, priority: float, status: str = "pending", iterations: int = 0
 
 def research_state(**config) -> dict:
     return {
-        "config": config,
+        "config": ResearchConfig(**config),
         "research_round": 1,
         "sub_questions": [sq("sq_001", 0.5), sq("sq_002", 1.0), sq("sq_003", 0.8, "completed", 4),
                           sq("sq_004", 0.8, iterations=2), sq("sq_005", 0.8)],
@@ -232,7 +236,7 @@ def test_dispatch_sends_every_pending_sub_question_in_priority_order():
 def test_dispatch_payload_carries_only_the_sub_questions_own_evidence():
     state = research_state(parallel=True, min_findings=4)
     first = dispatch_research(state)[0].arg
-    assert first["config"] == {"parallel": True, "min_findings": 4}
+    assert first["config"] == ResearchConfig(parallel=True, min_findings=4)
     task = first["sub_agent_task"]
     assert [f["finding_id"] for f in task["findings"]] == ["f1"]
     assert list(task["sources"]) == ["s1"]
@@ -269,25 +273,25 @@ GAPS = ResearchConfig()  # max_gap_rounds 3, target 0.85, min gain 0.05
 
 
 def test_gap_decision_rules_in_order():
-    assert decide(3, 0.9, 0.1, 4, GAPS) == ("proceed", "max_gap_rounds")
-    assert decide(1, 0.85, 0.0, 4, GAPS) == ("proceed", "confidence_target_met")
-    assert decide(1, 0.84, 0.0, 4, GAPS) == ("refine", "gaps_remain")
-    assert decide(2, 0.53, 0.50, 4, GAPS) == ("proceed", "diminishing_returns")
-    assert decide(2, 0.56, 0.50, 4, GAPS) == ("refine", "gaps_remain")
-    assert decide(2, 0.40, 0.50, 4, GAPS) == ("proceed", "diminishing_returns")  # got worse
-    assert decide(1, 0.5, 0.0, 0, GAPS) == ("proceed", "no_gaps")
+    assert gap_loop_decision(3, 0.9, 0.1, 4, GAPS) == ("proceed", "max_gap_rounds")
+    assert gap_loop_decision(1, 0.85, 0.0, 4, GAPS) == ("proceed", "confidence_target_met")
+    assert gap_loop_decision(1, 0.84, 0.0, 4, GAPS) == ("refine", "gaps_remain")
+    assert gap_loop_decision(2, 0.53, 0.50, 4, GAPS) == ("proceed", "diminishing_returns")
+    assert gap_loop_decision(2, 0.56, 0.50, 4, GAPS) == ("refine", "gaps_remain")
+    assert gap_loop_decision(2, 0.40, 0.50, 4, GAPS) == ("proceed", "diminishing_returns")  # got worse
+    assert gap_loop_decision(1, 0.5, 0.0, 0, GAPS) == ("proceed", "no_gaps")
 
 
 def test_diminishing_returns_do_not_apply_after_the_first_round():
-    assert decide(1, 0.02, 0.0, 2, GAPS) == ("refine", "gaps_remain")
+    assert gap_loop_decision(1, 0.02, 0.0, 2, GAPS) == ("refine", "gaps_remain")
 
 
 def test_gap_rounds_follow_the_config():
     one = ResearchConfig(max_gap_rounds=1)
-    assert decide(1, 0.1, 0.0, 3, one) == ("proceed", "max_gap_rounds")
+    assert gap_loop_decision(1, 0.1, 0.0, 3, one) == ("proceed", "max_gap_rounds")
     strict = ResearchConfig(gap_confidence_target=0.95, min_confidence_gain=0.2)
-    assert decide(2, 0.9, 0.75, 3, strict) == ("proceed", "diminishing_returns")
-    assert decide(2, 0.9, 0.65, 3, strict) == ("refine", "gaps_remain")
+    assert gap_loop_decision(2, 0.9, 0.75, 3, strict) == ("proceed", "diminishing_returns")
+    assert gap_loop_decision(2, 0.9, 0.65, 3, strict) == ("refine", "gaps_remain")
 
 
 def test_section_confidence_is_scaled_while_evidence_is_scarce():
@@ -365,7 +369,7 @@ def test_instrumented_node_reports_timing_and_its_own_llm_calls():
                         emit=lambda kind, data: events.append((kind, data)))
     node = instrumented("analyze", analyze_node)
     assert node.__name__ == "analyze"
-    update = asyncio.run(node({"query": "Why is the sky blue?", "config": {}},
+    update = asyncio.run(node({"query": "Why is the sky blue?", "config": ResearchConfig()},
                               SimpleNamespace(context=deps)))
     assert update["query_analysis"]["method"] == "fallback"
     assert [c["node"] for c in update["llm_calls"]] == ["analyze", "analyze:repair"]
@@ -378,7 +382,7 @@ def test_instrumented_node_reports_timing_and_its_own_llm_calls():
     assert events[0][1]["tokens"] == 0  # tokens spent before this node
     # a second run gets a task of its own: the first run's calls are not handed out again
     again = asyncio.run(instrumented("analyze", analyze_node)(
-        {"query": "Why is the sky blue?", "config": {}}, SimpleNamespace(context=deps)))
+        {"query": "Why is the sky blue?", "config": ResearchConfig()}, SimpleNamespace(context=deps)))
     assert len(again["llm_calls"]) == 1  # the script is used up: one failed call, no repair
     assert again["llm_calls"][0]["ok"] is False
     assert again["llm_calls"][0]["task"] != update["llm_calls"][0]["task"]

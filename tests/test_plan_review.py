@@ -31,7 +31,7 @@ def sub_question(sq_id: str, text: str, priority: float, **extra) -> dict:
 
 def planned_state(config: ResearchConfig | None = None) -> dict:
     config = config or ResearchConfig(review_plan=True)
-    return {"query": "Compare React, Vue and Angular", "config": config.model_dump(),
+    return {"query": "Compare React, Vue and Angular", "config": config,
             "decomposition_tree": {"strategy": "comparison", "path": "deterministic"},
             "sub_questions": [sub_question("sq_001", "What is React?", 0.9,
                                            hop_clauses=["React"]),
@@ -41,7 +41,7 @@ def planned_state(config: ResearchConfig | None = None) -> dict:
 
 def pending() -> dict:
     state = planned_state()
-    return pending_review(state, ResearchConfig(**state["config"]))
+    return pending_review(state, state["config"])
 
 
 @pytest.mark.parametrize(("decision", "reason"), [
@@ -68,7 +68,7 @@ def test_invalid_decisions_are_refused_with_the_reason(decision, reason):
 
 def test_an_edit_rewords_removes_adds_and_shares_the_budget_anew():
     state = planned_state()
-    config = ResearchConfig(**state["config"])
+    config = state["config"]
     decision = parse_decision({"action": "edit", "sub_questions": [
         {"id": "sq_003", "question": "How does Angular handle state?", "priority": 1.0},
         {"id": "sq_001", "question": "What is React?", "priority": 0.2},
@@ -94,7 +94,7 @@ def test_new_sub_questions_never_reuse_a_removed_id():
 def test_routers_stop_for_review_and_go_back_to_the_planner_on_replan():
     state = planned_state()
     assert route_after_plan(state) == "review_plan"
-    assert route_after_plan({**state, "config": ResearchConfig().model_dump()}) != "review_plan"
+    assert route_after_plan({**state, "config": ResearchConfig()}) != "review_plan"
     approved = {**state, "plan_review_status": "approved"}
     sends = route_after_review(approved)
     assert isinstance(sends, list) and all(isinstance(s, Send) for s in sends)

@@ -240,7 +240,7 @@ def test_node_with_real_embeddings():
     b = finding("f2", "kb:2", 0.8, text="The Millau Viaduct was opened to traffic in 2004")
     c = finding("f3", "kb:1", 0.8, text="Its highest pier reaches 343 metres above the base")
     state = {
-        "config": ResearchConfig().model_dump(),
+        "config": ResearchConfig(),
         "fact_sheets": [sheet("sq_001", [a], [c]), sheet("sq_002", [b])],
         "findings": [a, b, c],
         "sources": {"kb:1": kb("kb:1", "d1"),

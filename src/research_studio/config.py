@@ -309,6 +309,18 @@ class ResearchConfig(BaseModel):
     min_sub_questions: PositiveInt = 2
     max_sub_questions: PositiveInt = 5
     max_iterations: NonNegativeInt = 20  # total iteration budget of a session
+    # a model's proposed sub-question is dropped as a copy of the question, or of a
+    # sub-question kept before it, when it has the same content words or the sentence
+    # encoder's cosine reaches these. A copy left in costs one sub-agent's work; a genuine
+    # sub-question dropped (a chain's hop reads close to its question: "Who ended the
+    # Achaemenid Empire …?" scores 0.955) costs evidence. So each is the lowest value that
+    # drops at most 1% of genuine pairs: MuSiQue's human decompositions and the offline
+    # plans of DeepResearch Bench tasks (358 question/sub-question, 348 sub-question
+    # pairs). With the words test, 90% and 76% of mechanical restatements are caught (59%
+    # and 60% by the content-term Jaccard 0.9 / 0.8 before) and 0.3% and 0% of genuine
+    # pairs dropped (0% and 0.6%): benchmarks/sub_question_similarity.py, lab log §17.
+    sub_question_copy_similarity: Fraction = 0.97
+    sub_question_duplicate_similarity: Fraction = 0.95
     sub_question_min_iterations: NonNegativeInt = 2
     sub_question_max_iterations: NonNegativeInt = 5
     # stopping (seed 001 phase 6, seed 000 check_stopping)
@@ -319,6 +331,11 @@ class ResearchConfig(BaseModel):
     min_novelty_rate: Fraction = 0.15
     strategy: Literal["breadth", "depth", "hybrid"] = "hybrid"
     max_tasks_per_iteration: PositiveInt = 3
+    # a finding whose quote shares this share of its content words with a known one's is
+    # the same sentence again (a page repeating another, a word changed) and is dropped;
+    # a lexical test on purpose: the same fact in other words is kept for the trust
+    # engine's cross-validation, which compares meaning (cross_validation_similarity)
+    duplicate_quote_overlap: Fraction = 0.85
     results_per_query: PositiveInt = 8
     findings_per_result: NonNegativeInt = 2
     # parallelism (seed 001: sequential priority order is an option)
@@ -393,8 +410,12 @@ class ResearchConfig(BaseModel):
         is lower. The recorded config holds the result, so the plan's cost split, the
         model coordinator and the result JSON all read the same figure."""
         return self.model_copy(update={
-            "max_total_cost_usd": min(self.max_total_cost_usd, models.max_total_cost_usd),
-            "max_external_calls": min(self.max_external_calls, models.max_external_calls)})
+            name: min(getattr(self, name), getattr(models, name)) for name in BUDGET_FIELDS})
+
+
+# The fields of a session's budget, the same names in ResearchConfig and [models]:
+# fixed when a session starts, never raised by a template the analysis suggests.
+BUDGET_FIELDS = ("max_total_cost_usd", "max_external_calls")
 
 
 TEMPLATES: dict[str, dict[str, object]] = {

@@ -9,6 +9,8 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, Literal, TypedDict
 
+from research_studio.config import ResearchConfig
+
 ClaimStatus = Literal["cross_validated", "verified", "single_source", "unverified"]
 MARKERS: dict[str, str] = {"cross_validated": "✓✓", "verified": "✓", "single_source": "⚠"}
 
@@ -81,6 +83,10 @@ class Source(TypedDict, total=False):
     lead: int
     tail: int
     blocks: list[list]
+
+
+# the confidence of a finding (and of what is built from it) that records none
+DEFAULT_CONFIDENCE = 0.5
 
 
 class Finding(TypedDict, total=False):
@@ -181,7 +187,9 @@ class ResearchState(TypedDict, total=False):
     # input
     session_id: str
     query: str
-    config: dict[str, Any]  # ResearchConfig.model_dump()
+    # the run's configuration, built and validated once when the session starts (the
+    # recorded config within the [models] budget ceiling); analyze may adopt a template
+    config: ResearchConfig
     status: str
     stage: str
     mode: Literal["flat", "hierarchical"]

@@ -35,9 +35,9 @@ Node = Callable[[ResearchState, Runtime[ResearchDeps]], Awaitable[dict]]
 # ---- routers -------------------------------------------------------------------------
 def route_after_analysis(state: ResearchState) -> str:
     """Clarify only when policy allows it and a person is there to answer."""
-    config = state.get("config", {})
-    policy = config.get("clarify", "auto")
-    if policy == "never" or not config.get("interactive", False):
+    config = state["config"]
+    policy = config.clarify
+    if policy == "never" or not config.interactive:
         return "plan"
     if policy == "always" or state.get("query_analysis", {}).get("needs_clarification"):
         return "clarify_retrieve"
@@ -50,10 +50,9 @@ def route_after_clarify_retrieve(state: ResearchState) -> str:
 
 
 def route_after_answer(state: ResearchState) -> str:
-    config = state.get("config", {})
     if state.get("clarification_status") == "ended":
         return "plan"
-    if state.get("hitl_iteration", 0) >= config.get("hitl_max_iterations", 5):
+    if state.get("hitl_iteration", 0) >= state["config"].hitl_max_iterations:
         return "plan"
     return "clarify_retrieve"
 
@@ -65,7 +64,7 @@ def dispatch_research(state: ResearchState) -> list[Send] | str:
                      key=lambda sq: (-sq.get("priority", 0.0), sq["sub_question_id"]))
     if not pending:
         return "detect_gaps"
-    if not state.get("config", {}).get("parallel", True):
+    if not state["config"].parallel:
         pending = pending[:1]
     return [Send("research_sub_question", sub_agent_payload(state, sq)) for sq in pending]
 
@@ -73,7 +72,7 @@ def dispatch_research(state: ResearchState) -> list[Send] | str:
 def route_after_plan(state: ResearchState) -> list[Send] | str:
     """A plan waits for the person's review when asked for, and is researched otherwise
     (the planner runs again only for a plan the person turned down)."""
-    if state.get("config", {}).get("review_plan"):
+    if state["config"].review_plan:
         return "review_plan"
     return dispatch_research(state)
 

@@ -20,7 +20,7 @@ from typing import Any
 from langchain_core.language_models.chat_models import BaseChatModel
 from langgraph.types import Command
 
-from research_studio.config import AppContext, ResearchConfig
+from research_studio.config import BUDGET_FIELDS, AppContext, ResearchConfig
 from research_studio.errors import InvalidQuery, ResearchStudioError, SessionQuarantined
 from research_studio.graph.build import build_graph
 from research_studio.graph.deps import ResearchDeps
@@ -85,27 +85,31 @@ def validate_query(query: str, config: ResearchConfig) -> str:
     return query
 
 
+def session_config(workspace: Workspace, recorded: dict[str, Any]) -> ResearchConfig:
+    """The run's configuration, built and validated once: the recorded config within the
+    ``[models]`` ceiling (the recorded config already holds it; applied again for sessions
+    recorded before the ceiling was). The graph's state carries this object to every node."""
+    return ResearchConfig(**recorded).within(workspace.ctx.settings.models)
+
+
 def research_deps(workspace: Workspace, config: ResearchConfig, hooks: Hooks) -> ResearchDeps:
-    """The run-time parts a session's nodes use, for its configuration."""
+    """The run-time parts a session's nodes use, for its configuration (``session_config``):
+    the model coordinator enforces that configuration's budget."""
     ctx = workspace.ctx
     registry = workspace.registry
     kb = registry.open(config.kb) if config.kb else None
     if kb is None and not config.use_web:
         raise ResearchStudioError("nothing to research: choose a knowledge base with --kb NAME "
                                   f"(existing: {', '.join(registry.names()) or 'none'}) or use --web")
-    # the recorded config already holds the session's budget within the [models] ceiling;
-    # applied again for sessions recorded before the ceiling was
-    budget = config.within(ctx.settings.models)
-    models = ctx.settings.models.model_copy(update={
-        "max_total_cost_usd": budget.max_total_cost_usd,
-        "max_external_calls": budget.max_external_calls})
+    models = ctx.settings.models.model_copy(
+        update={name: getattr(config, name) for name in BUDGET_FIELDS})
     coordinator = ModelCoordinator(models, chat_models=hooks.chat_models)
     return ResearchDeps(coordinator=coordinator, kb=kb, web=ctx.settings.web,
                         embeddings=registry.embeddings, emit=hooks.on_event)
 
 
-def _initial_input(row: dict[str, Any]) -> dict[str, Any]:
-    return {"session_id": row["id"], "query": row["query"], "config": row["config"],
+def _initial_input(row: dict[str, Any], config: ResearchConfig) -> dict[str, Any]:
+    return {"session_id": row["id"], "query": row["query"], "config": config,
             "status": "running"}
 
 
@@ -171,7 +175,7 @@ async def _drive(workspace: Workspace, session_id: str, answer: Any,
                  hooks: Hooks) -> dict[str, Any]:
     store = workspace.store
     row = store.get(session_id)
-    config = ResearchConfig(**row["config"])
+    config = session_config(workspace, row["config"])
     deps = research_deps(workspace, config, hooks)
     run_config = {"configurable": {"thread_id": session_id},
                   "max_concurrency": max(1, config.max_concurrency), "recursion_limit": 200}
@@ -197,7 +201,7 @@ async def _drive(workspace: Workspace, session_id: str, answer: Any,
                                                 snapshot.values.get("structured_outcomes", []))
                 pending: Any = Command(resume=value) if answer is not None else None
             else:  # never started (queued, or killed before the first checkpoint)
-                pending = _initial_input(row)
+                pending = _initial_input(row, config)
             while True:
                 store.update(session_id, status="running", error=None)
                 hooks.on_event("status", {"status": "running"})

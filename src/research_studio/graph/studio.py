@@ -29,30 +29,36 @@ _workspace: Workspace | None = None
 _deps_by_thread: OrderedDict[str, ResearchDeps] = OrderedDict()
 
 
-def _deps_for(config: ResearchConfig) -> ResearchDeps:
+def _workspace_opened() -> Workspace:
     global _workspace
     if _workspace is None:  # opened on first use: importing the graph stays cheap
         _workspace = Workspace(load_context())
+    return _workspace
+
+
+def _deps_for(config: ResearchConfig) -> ResearchDeps:
     thread = str(get_config().get("configurable", {}).get("thread_id", ""))
     if thread not in _deps_by_thread:
-        _deps_by_thread[thread] = research_deps(_workspace, config, Hooks())
+        _deps_by_thread[thread] = research_deps(_workspace_opened(), config, Hooks())
         while len(_deps_by_thread) > MAX_THREADS_KEPT:
             _deps_by_thread.popitem(last=False)
     return _deps_by_thread[thread]
 
 
 def with_research_deps(name: str, node: Node) -> Node:
-    """Run ``node`` with the deps for the run's configuration; the first node also writes
-    that configuration into the state, where the routers read it."""
+    """Run ``node`` with the deps for the run's configuration; the first node builds that
+    configuration (within the home's ``[models]`` budget ceiling) and writes it into the
+    state, where every later node and router reads it."""
 
     async def run(state: dict[str, Any], runtime: Runtime) -> dict:
-        context = runtime.context
-        config = context if isinstance(context, ResearchConfig) else ResearchConfig()
         given = state.get("config")
-        if not given:
-            state = {**state, "config": config.model_dump()}
+        if given is None:
+            context = runtime.context
+            sent = context if isinstance(context, ResearchConfig) else ResearchConfig()
+            state = {**state, "config": sent.within(_workspace_opened().ctx.settings.models)}
+        config = state["config"]
         update = await node(state, runtime.override(context=_deps_for(config)))
-        return update if given else {**update, "config": state["config"]}
+        return update if given is not None else {**update, "config": config}
 
     run.__name__ = name
     return run

@@ -18,6 +18,7 @@ from typing import Annotated, Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from research_studio.config import ResearchConfig
 from research_studio.graph.nodes.research import (
     check_stopping_node,
     execute_node,
@@ -39,7 +40,7 @@ from research_studio.state import (
 
 
 class SubAgentInput(TypedDict):
-    config: dict[str, Any]
+    config: ResearchConfig
     sub_agent_task: dict[str, Any]
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from research_studio.config import TEMPLATES, ResearchConfig, apply_template
+from research_studio.config import BUDGET_FIELDS, TEMPLATES, ResearchConfig, apply_template
 from research_studio.graph.deps import ResearchDeps
-from research_studio.graph.nodes.common import ask_structured, run_config
+from research_studio.graph.nodes.common import ask_structured
 from research_studio.graph.nodes.schemas import AnalysisOutput
 from research_studio.graph.text_analysis import term_overlap
 from research_studio.state import QueryAnalysis, ResearchState
@@ -98,14 +98,15 @@ def template_from_analysis(config: ResearchConfig, analysis: QueryAnalysis
                            ) -> tuple[ResearchConfig, str | None]:
     """Seed 001 phase 9: without ``--template`` the analysis suggests one; whatever the
     person set explicitly (any value other than the default) is kept, and so is the mode,
-    which ``--mode auto`` decides from the analysed complexity (seeds 000/001)."""
+    which ``--mode auto`` decides from the analysed complexity (seeds 000/001), and so is
+    the budget, fixed when the session started (the model coordinator enforces it)."""
     if config.template:
         return config, config.template
     suggested = analysis.get("suggested_template")
     if suggested not in TEMPLATES:
         return config, None
     defaults = ResearchConfig()
-    explicit = {"mode"} | {name for name in ResearchConfig.model_fields
+    explicit = {"mode", *BUDGET_FIELDS} | {name for name in ResearchConfig.model_fields
                            if getattr(config, name) != getattr(defaults, name)}
     return apply_template(config, suggested, explicit), suggested
 
@@ -131,11 +132,11 @@ async def analyze_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> 
         analysis = {**offline_analysis(structure).model_dump(), "method": "offline"}  # type: ignore[assignment]
         path = "offline"
     analysis = {**analysis, "question_kind": structure.kind.value}  # type: ignore[assignment]
-    config, template = template_from_analysis(run_config(state), analysis)
+    config, template = template_from_analysis(state["config"], analysis)
     mode, reason = choose_mode(config.mode, analysis)
     deps.emit("analysis", {"mode": mode, "analysis": analysis, "template": template})
     return {"query_analysis": analysis, "question_structure": structure.to_dict(), "mode": mode,
-            "mode_reason": reason, "stage": "analyze", "config": config.model_dump(),
+            "mode_reason": reason, "stage": "analyze", "config": config,
             "trace": [{"node": "analyze", "decision": mode, "reason": reason,
                        "template": template, "structured": path,
                        "question_kind": structure.kind.value}]}

@@ -17,7 +17,6 @@ from research_studio.graph.nodes.common import (
     ask_structured,
     quote_untrusted,
     research_query,
-    run_config,
 )
 from research_studio.graph.nodes.schemas import CoverageOutput
 from research_studio.graph.text_analysis import content_terms, entities
@@ -84,7 +83,7 @@ def converged(coverage: float, dedup_ratio: float, gaps: int, config: ResearchCo
 
 async def clarify_retrieve_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
     deps = runtime.context
-    config = run_config(state)
+    config = state["config"]
     query = " ".join([state["query"], *(h["answer"] for h in state.get("clarification_history", []))])
     queries = clarification_queries(state, config)
     earlier = {c["chunk_id"] for c in state.get("query_retrieval", [])}

@@ -1,4 +1,4 @@
-"""What every node shares: the config of the run, the prompt framing of untrusted text,
+"""What every node shares: the question being researched, the prompt framing of untrusted text,
 and the helper that asks the model for a schema."""
 
 from __future__ import annotations
@@ -9,17 +9,13 @@ from typing import TypeVar
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
-from research_studio.config import ResearchConfig, Tier
+from research_studio.config import Tier
 from research_studio.graph.deps import ResearchDeps
 from research_studio.models.structured import StructuredResult, generate_structured
 from research_studio.prompts import load_prompt
 from research_studio.state import ResearchState
 
 T = TypeVar("T", bound=BaseModel)
-
-
-def run_config(state: ResearchState) -> ResearchConfig:
-    return ResearchConfig(**state.get("config", {}))
 
 
 def research_query(state: ResearchState) -> str:

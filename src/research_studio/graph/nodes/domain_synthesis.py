@@ -15,10 +15,10 @@ import networkx as nx
 import numpy as np
 from langgraph.runtime import Runtime
 
-from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps, SimilarityFn
 from research_studio.graph.text_analysis import NUMBER, entities, numbers_disagree, numeric_tokens
 from research_studio.state import (
+    DEFAULT_CONFIDENCE,
     FactSheet,
     Finding,
     KeyInsight,
@@ -32,9 +32,7 @@ Similarity = SimilarityFn | np.ndarray
 
 SAME_TOPIC = 0.75  # findings about the same thing (contradiction / agreement)
 NEAR_DUPLICATE = 0.9  # findings merged into one insight
-MAX_INSIGHTS = 8
 MAX_PATTERNS = 10
-DEFAULT_CONFIDENCE = 0.5
 
 _YEAR = re.compile(r"\b(?:1\d{3}|20\d{2})\b")
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|"
@@ -216,7 +214,7 @@ def evidence_strength(source_count: int, aggregate: float) -> str:
     return "weak"
 
 
-def grounded(findings: Sequence[Finding], sources: dict[str, Source]) -> list[Finding]:
+def findings_with_sources(findings: Sequence[Finding], sources: dict[str, Source]) -> list[Finding]:
     """Only findings with text that point at a stored source may become insights."""
     return [f for f in findings
             if f.get("text", "").strip() and f.get("finding_id") and f.get("source_id") in sources]
@@ -224,9 +222,10 @@ def grounded(findings: Sequence[Finding], sources: dict[str, Source]) -> list[Fi
 
 def synthesize_domain(sub_question: SubQuestion, findings: Sequence[Finding],
                       sources: dict[str, Source], similarity_fn: SimilarityFn,
-                      max_insights: int = MAX_INSIGHTS) -> tuple[FactSheet, list[Finding]]:
-    """The fact sheet of one domain plus the winners whose confidence the vote lowered."""
-    usable = grounded(findings, sources)
+                      max_insights: int) -> tuple[FactSheet, list[Finding]]:
+    """The fact sheet of one domain (at most ``max_insights`` insights) plus the winners
+    whose confidence the vote lowered."""
+    usable = findings_with_sources(findings, sources)
     sim = as_matrix([f["text"] for f in usable], similarity_fn)
     survivors, conflicts, winners = resolve_domain(usable, sim)
     position = {f["finding_id"]: i for i, f in enumerate(usable)}
@@ -244,12 +243,6 @@ def synthesize_domain(sub_question: SubQuestion, findings: Sequence[Finding],
         "evidence_count": len(usable),
     }
     return sheet, winners
-
-
-def build_fact_sheet(sub_question: SubQuestion, findings: Sequence[Finding],
-                     sources: dict[str, Source], similarity_fn: SimilarityFn) -> FactSheet:
-    """Seed 004 ``DomainSynthesizer.synthesize`` without the model: group, resolve, extract."""
-    return synthesize_domain(sub_question, findings, sources, similarity_fn)[0]
 
 
 # ---- leader: cross-domain patterns ---------------------------------------------------------
@@ -297,7 +290,7 @@ def synthesize_all(state: ResearchState, similarity_fn: SimilarityFn
 
     A sheet may hold as many insights as the whole report can show (a flat run has one
     domain), so the writer, not the sheet, decides what is cited."""
-    max_insights = ResearchConfig(**(state.get("config") or {})).max_report_claims
+    max_insights = state["config"].max_report_claims
     sub_questions = list(state.get("sub_questions") or [])
     findings = list(state.get("findings") or [])
     sources = dict(state.get("sources") or {})

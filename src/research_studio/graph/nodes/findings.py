@@ -169,9 +169,12 @@ class ModelFindings:
 
 
 def validate_findings(candidates: list[Finding], known: list[Finding],
-                      texts: dict[str, str], directives: DirectiveScreen) -> list[Finding]:
+                      texts: dict[str, str], directives: DirectiveScreen,
+                      duplicate_overlap: float) -> list[Finding]:
     """Keep findings whose quote sits at its offsets in the stored span, that are not
-    near-duplicates of known ones, and that are not instructions aimed at a model."""
+    instructions aimed at a model, and that do not repeat the words of a known quote
+    (content-term Jaccard ``duplicate_overlap``): a quote is verbatim text, so a repeat
+    is the same words; the same fact in other words is kept, as it cross-validates."""
     kept: list[Finding] = []
     seen_ids = {f["finding_id"] for f in known}
     aimed_at_model = directives([f["quote"] for f in candidates])
@@ -181,7 +184,8 @@ def validate_findings(candidates: list[Finding], known: list[Finding],
             continue
         if finding["finding_id"] in seen_ids or index in aimed_at_model:
             continue
-        if any(similar_text(finding["quote"], other["quote"], 0.85) for other in [*known, *kept]):
+        if any(similar_text(finding["quote"], other["quote"], duplicate_overlap)
+               for other in [*known, *kept]):
             continue
         seen_ids.add(finding["finding_id"])
         kept.append(finding)

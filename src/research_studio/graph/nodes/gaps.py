@@ -7,7 +7,6 @@ from langgraph.runtime import Runtime
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
-from research_studio.graph.nodes.common import run_config
 from research_studio.graph.nodes.domain_synthesis import Similarity, as_matrix, contradiction_graph
 from research_studio.graph.nodes.strategy import follow_up_queries
 from research_studio.graph.text_analysis import content_terms
@@ -35,7 +34,7 @@ def conflicting_pairs(findings: list[Finding], similarity: Similarity) -> list[t
             if findings[i]["source_id"] != findings[j]["source_id"]]
 
 
-def decide(rounds_done: int, confidence: float, previous: float, gaps: int,
+def gap_loop_decision(rounds_done: int, confidence: float, previous: float, gaps: int,
            config: ResearchConfig) -> tuple[str, str]:
     """Seed 003's route_after_gap_detection, as a pure function."""
     if rounds_done >= config.max_gap_rounds:
@@ -50,7 +49,7 @@ def decide(rounds_done: int, confidence: float, previous: float, gaps: int,
 
 
 async def detect_gaps_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
-    config = run_config(state)
+    config = state["config"]
     sub_questions = state.get("sub_questions", [])
     findings = state.get("findings", [])
     sources = state.get("sources", {})
@@ -84,7 +83,7 @@ async def detect_gaps_node(state: ResearchState, runtime: Runtime[ResearchDeps])
             refinements.append((sq, queries[:2]))
     rounds_done = state.get("research_round", 0) + 1
     previous = state.get("overall_confidence", 0.0)
-    decision, reason = decide(rounds_done, overall, previous, len(refinements), config)
+    decision, reason = gap_loop_decision(rounds_done, overall, previous, len(refinements), config)
     update: dict = {
         "stage": "detect_gaps", "section_confidence": sections, "overall_confidence": overall,
         "previous_confidence": previous, "knowledge_gaps": gaps, "gap_decision": decision,

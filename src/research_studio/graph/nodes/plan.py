@@ -19,16 +19,15 @@ from langgraph.types import Overwrite
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.answer_kind import rank_by_kind
-from research_studio.graph.deps import ResearchDeps
+from research_studio.graph.deps import ResearchDeps, SimilarityFn
 from research_studio.graph.nodes.analyze import structure_hint
-from research_studio.graph.nodes.common import ask_structured, research_query, run_config
+from research_studio.graph.nodes.common import ask_structured, research_query
 from research_studio.graph.nodes.schemas import DecompositionOutput
 from research_studio.graph.plan_edits import next_ids
 from research_studio.graph.text_analysis import (
     content_terms,
     distinct_entities,
     linked_entities,
-    similar_text,
 )
 from research_studio.state import ResearchState, SubQuestion
 from research_studio.understanding import QuestionKind, QuestionStructure, decompose, understand
@@ -78,19 +77,25 @@ def repeats_itself(text: str, span: int = 3) -> bool:
     return any(count >= 3 for count in runs.values())
 
 
-def useful_sub_questions(question: str, proposed: list[str], config: ResearchConfig) -> list[int]:
+def useful_sub_questions(question: str, proposed: list[str], config: ResearchConfig,
+                         similarity: SimilarityFn) -> list[int]:
     """Indexes of proposed sub-questions that ask something about the question (they share
-    a content term with it), are neither copies of it nor duplicates of each other, and
-    are not a model's generation loop."""
+    a content term with it), are neither copies of it nor duplicates of each other (the
+    same content words, or the same meaning: the sentence encoder, with thresholds
+    calibrated in config), and are not a model's generation loop."""
     asked = content_terms(question)
+    terms = [content_terms(text) for text in proposed]
+    to_question = similarity(proposed, [question])[:, 0] if proposed else []
+    between = similarity(proposed, proposed)
     kept: list[int] = []
     for i, text in enumerate(proposed):
-        terms = content_terms(text)
-        if not terms or not terms & asked or similar_text(text, question, 0.9):
+        if not terms[i] & asked or not asks_something(text) or repeats_itself(text):
             continue
-        if not asks_something(text) or repeats_itself(text):
+        # the same content words, or the same meaning
+        if terms[i] == asked or to_question[i] >= config.sub_question_copy_similarity:
             continue
-        if any(similar_text(text, proposed[j], 0.8) for j in kept):
+        if any(terms[i] == terms[j] or between[i, j] >= config.sub_question_duplicate_similarity
+               for j in kept):
             continue
         kept.append(i)
     return kept[:config.max_sub_questions]
@@ -182,7 +187,7 @@ def with_budgets(sub_questions: list[SubQuestion], config: ResearchConfig) -> li
     return sub_questions
 
 
-def _records(plan: list[PlanRow], strategy: str, config: ResearchConfig,
+def sub_question_records(plan: list[PlanRow], strategy: str, config: ResearchConfig,
              hop_clauses: list[str] | None, ids: list[str]) -> list[SubQuestion]:
     return with_budgets([new_sub_question(sq_id, text, priority, rationale, strategy, hop_clauses)
                          for sq_id, (text, priority, rationale) in zip(ids, plan, strict=True)],
@@ -198,7 +203,8 @@ async def llm_decomposition(deps: ResearchDeps, question: str, subject: str, con
         user=f"Question: {question}\nMain subject: {subject}\n{hint}".strip(), max_tokens=320,
         fallback=lambda: DecompositionOutput.model_construct(strategy="multi_faceted", sub_questions=[],
                                                              outline=["Answer", "Evidence"]))
-    kept = useful_sub_questions(question, [s.question for s in result.value.sub_questions], config)
+    kept = useful_sub_questions(question, [s.question for s in result.value.sub_questions], config,
+                                deps.similarity)
     if result.path == "fallback" or len(kept) < config.min_sub_questions:
         return None
     chosen = [result.value.sub_questions[i] for i in kept]
@@ -262,7 +268,7 @@ def planning_question(state: ResearchState) -> str:
 
 async def plan_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
     deps = runtime.context
-    config = run_config(state)
+    config = state["config"]
     question = planning_question(state)
     structure = question_structure(state, question, deps)
     subject = state.get("query_analysis", {}).get("primary_subject") or question
@@ -273,16 +279,17 @@ async def plan_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
         budget = min(config.sub_question_max_iterations,
                      max(config.sub_question_min_iterations, config.max_iterations - 2))
         strategy, path = "flat", "flat"
-        sub_questions = _records([(question, 1.0, "flat research of the whole question")], strategy,
-                                 config, structure.clauses, next_ids(retired, 1))
+        sub_questions = sub_question_records(
+            [(question, 1.0, "flat research of the whole question")], strategy, config,
+            structure.clauses, next_ids(retired, 1))
         sub_questions[0]["iteration_budget"] = budget
     else:
         plan = await deps.stages.planner.plan(question, structure, subject, deps, config)
         strategy, path, outline = plan.strategy, plan.path, plan.outline
         # the offline sub-questions climb the question's clause chain when it has one
-        sub_questions = _records(plan.rows, strategy, config,
-                                 structure.clauses if path == "deterministic" else None,
-                                 next_ids(retired, len(plan.rows)))
+        sub_questions = sub_question_records(plan.rows, strategy, config,
+                                             structure.clauses if path == "deterministic" else None,
+                                             next_ids(retired, len(plan.rows)))
     outline = outline or [sq["question_text"] for sq in sub_questions]
     tree = {"root": research_query(state), "strategy": strategy, "path": path,
             "question_kind": structure.kind.value,

@@ -14,7 +14,7 @@ from langgraph.types import Overwrite, interrupt
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
-from research_studio.graph.nodes.common import research_query, run_config
+from research_studio.graph.nodes.common import research_query
 from research_studio.graph.nodes.plan import new_sub_question, plan_budget, with_budgets
 from research_studio.graph.plan_edits import (
     InvalidPlanDecision,
@@ -59,7 +59,7 @@ def edited_plan(decision: PlanDecision, state: ResearchState,
 
 
 async def review_plan_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
-    config = run_config(state)
+    config = state["config"]
     payload = pending_review(state, config)
     while True:  # a refused decision asks again, with the reason; the plan stays pending
         try:

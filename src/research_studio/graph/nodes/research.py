@@ -15,7 +15,6 @@ from langgraph.runtime import Runtime
 from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.directives import directives_among
-from research_studio.graph.nodes.common import run_config
 from research_studio.graph.nodes.execute import Retrieved, execute_tasks
 from research_studio.graph.nodes.findings import validate_findings
 from research_studio.graph.nodes.gaps import REFINEMENT_ITERATIONS
@@ -35,7 +34,7 @@ def sub_agent_payload(state: ResearchState, sub_question: SubQuestion) -> dict:
     findings = [f for f in state.get("findings", []) if f["sub_question_id"] == sq_id]
     used = {f["source_id"] for f in findings}
     sources = {k: v for k, v in state.get("sources", {}).items() if k in used}
-    return {"config": state.get("config", {}), "sub_agent_task": {
+    return {"config": state["config"], "sub_agent_task": {
         "sub_question": sub_question, "findings": findings, "sources": sources,
         "session_iterations": sum(sq.get("iteration_count", 0)
                                   for sq in state.get("sub_questions", [])),
@@ -49,7 +48,7 @@ def _specificity(deps: ResearchDeps):
 async def start_node(state: dict, runtime: Runtime[ResearchDeps]) -> dict:
     """The sub-question's working state from the Send payload: its budget for this round
     (the plan's in the first round, the refinement budget in a gap round)."""
-    config = run_config(state)
+    config = state["config"]
     task = state["sub_agent_task"]
     sub_question: SubQuestion = {**task["sub_question"], "status": "researching"}
     first_round = not task["research_round"]
@@ -66,19 +65,19 @@ async def start_node(state: dict, runtime: Runtime[ResearchDeps]) -> dict:
 
 async def select_strategy_node(state: dict, runtime: Runtime[ResearchDeps]) -> dict:
     """1–3 search tasks: the sub-question itself, refinement queries, or entity hops."""
-    config = run_config(state)
+    config = state["config"]
     sub_question = state["sub_question"]
     tasks = select_strategy(sub_question, sub_question.get("iteration_count", 0),
                             state["known_findings"], state["known_sources"], config,
                             web_enabled=config.use_web, specificity=_specificity(runtime.context),
-                            depth=state.get("follow_ups"))
+                            follow_ups=state.get("follow_ups"))
     if not tasks:
         return {"tasks": [], "decision": "synthesize_sub_question", "reasons": ["no_new_queries"]}
     return {"tasks": [asdict(t) for t in tasks]}
 
 
 async def execute_node(state: dict, runtime: Runtime[ResearchDeps]) -> dict:
-    config = run_config(state)
+    config = state["config"]
     tasks = [Task(**t) for t in state["tasks"]]
     retrieved, errors = await execute_tasks(runtime.context, tasks, config,
                                             state["sub_question"]["sub_question_id"])
@@ -89,7 +88,7 @@ async def execute_node(state: dict, runtime: Runtime[ResearchDeps]) -> dict:
 
 async def extract_findings_node(state: dict, runtime: Runtime[ResearchDeps]) -> dict:
     """Candidate findings: exact quotes (offline) or a capable model's, from what was found."""
-    config = run_config(state)
+    config = state["config"]
     deps = runtime.context
     retrieved = [Retrieved(**item) for item in state["retrieved"]]
     sub_question = state["sub_question"]
@@ -108,10 +107,10 @@ def _screen(deps: ResearchDeps, config: ResearchConfig):
 async def validate_findings_node(state: dict, runtime: Runtime[ResearchDeps]) -> dict:
     """Keep candidates that quote their source exactly, are new, and do not address the AI;
     the iteration is then done: its queries leave the queue."""
-    config = run_config(state)
+    config = state["config"]
     texts = {sid: s["text"] for sid, s in state["known_sources"].items()}
     kept = validate_findings(state["candidates"], state["known_findings"], texts,
-                             _screen(runtime.context, config))
+                             _screen(runtime.context, config), config.duplicate_quote_overlap)
     sub_question = state["sub_question"]
     asked = [t["query"] for t in state["tasks"]]
     sub_question = {**sub_question, "iteration_count": sub_question.get("iteration_count", 0) + 1,
@@ -124,7 +123,7 @@ async def validate_findings_node(state: dict, runtime: Runtime[ResearchDeps]) ->
 
 async def score_quality_node(state: dict, runtime: Runtime[ResearchDeps]) -> dict:
     """Confidence and novelty of the evidence so far, and the entity hops it suggests."""
-    config = run_config(state)
+    config = state["config"]
     quality = score_quality(state["known_findings"], len(state["kept"]), len(state["candidates"]))
     follow_ups = follow_up_queries(state["sub_question"], state["known_findings"],
                                    state["known_sources"], max(1, config.max_tasks_per_iteration),
@@ -136,7 +135,7 @@ async def score_quality_node(state: dict, runtime: Runtime[ResearchDeps]) -> dic
 
 async def check_stopping_node(state: dict, runtime: Runtime[ResearchDeps]) -> dict:
     """Seed 000's stopping rules; the router after this node reads the decision."""
-    config = run_config(state)
+    config = state["config"]
     deps = runtime.context
     sub_question = state["sub_question"]
     quality = Quality(**state["quality"])

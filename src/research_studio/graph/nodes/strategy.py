@@ -56,25 +56,25 @@ def follow_up_queries(sub_question: SubQuestion, findings: list[Finding],
 def select_strategy(sub_question: SubQuestion, iteration: int, findings: list[Finding],
                     sources: dict[str, Source], config: ResearchConfig,
                     web_enabled: bool, specificity: Callable[[str], float] | None = None,
-                    depth: list[str] | None = None) -> list[Task]:
-    """``depth``: the follow-up queries, when the caller already computed them for this
+                    follow_ups: list[str] | None = None) -> list[Task]:
+    """``follow_ups``: the depth (follow-up) queries, when the caller already computed them for this
     evidence (``follow_up_queries`` with ``max_tasks_per_iteration``)."""
     limit = max(1, config.max_tasks_per_iteration)
     done = {q.lower() for q in sub_question.get("queries_done", [])}
     breadth = [sub_question["question_text"], *sub_question.get("queued_queries", [])]
     breadth = [q for q in dict.fromkeys(breadth) if q.lower() not in done]
-    if depth is None:
-        depth = follow_up_queries(sub_question, findings, sources, limit, specificity)
+    if follow_ups is None:
+        follow_ups = follow_up_queries(sub_question, findings, sources, limit, specificity)
     if config.strategy == "breadth" or (iteration == 0 and config.strategy != "depth"):
-        ordered = [Task("kb", q, "breadth") for q in breadth] + [Task("kb", q, "depth") for q in depth]
+        ordered = [Task("kb", q, "breadth") for q in breadth] + [Task("kb", q, "depth") for q in follow_ups]
     elif config.strategy == "depth":
-        ordered = [Task("kb", q, "depth") for q in depth] + [Task("kb", q, "breadth") for q in breadth]
+        ordered = [Task("kb", q, "depth") for q in follow_ups] + [Task("kb", q, "breadth") for q in breadth]
     else:  # hybrid: alternate hops and remaining breadth queries
         ordered = []
-        for pair in zip(depth, breadth, strict=False):
+        for pair in zip(follow_ups, breadth, strict=False):
             ordered += [Task("kb", pair[0], "depth"), Task("kb", pair[1], "breadth")]
-        ordered += [Task("kb", q, "depth") for q in depth[len(breadth):]]
-        ordered += [Task("kb", q, "breadth") for q in breadth[len(depth):]]
+        ordered += [Task("kb", q, "depth") for q in follow_ups[len(breadth):]]
+        ordered += [Task("kb", q, "breadth") for q in breadth[len(follow_ups):]]
     unique: dict[str, Task] = {}
     for task in ordered:
         unique.setdefault(task.query.lower(), task)

@@ -25,13 +25,20 @@ from research_studio.config import ResearchConfig
 from research_studio.graph.claim_check import Statement, check_statements
 from research_studio.graph.deps import ResearchDeps, SimilarityFn
 from research_studio.graph.text_analysis import numbers_disagree, numeric_tokens
-from research_studio.state import Claim, FactSheet, Finding, KeyInsight, ResearchState, Source
+from research_studio.state import (
+    DEFAULT_CONFIDENCE,
+    Claim,
+    FactSheet,
+    Finding,
+    KeyInsight,
+    ResearchState,
+    Source,
+)
 
 KB_CREDIBILITY = 0.8
 TRUSTED_WEB_CREDIBILITY = 0.9
 WEB_CREDIBILITY = 0.5
 CROSS_VALIDATION_BONUS = 0.15
-DEFAULT_CONFIDENCE = 0.5
 KNOWN_REFERENCES = ("wikipedia.org", "nature.com", "arxiv.org", "who.int", "python.org")
 INSTITUTIONAL_LABELS = ("gov", "edu", "int")
 _REFINE_MARGIN = 0.1  # windows this far below the threshold are not worth refining
@@ -313,7 +320,7 @@ def trust_engine(fact_sheets: Sequence[FactSheet], findings: Sequence[Finding],
 
 async def trust_engine_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
     """Span matching and embeddings are CPU work, so they run in a worker thread."""
-    config = ResearchConfig(**(state.get("config") or {}))
+    config = state["config"]
     result = await asyncio.to_thread(
         trust_engine, state.get("fact_sheets") or [], state.get("findings") or [],
         dict(state.get("sources") or {}), config, runtime.context.similarity)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -23,12 +24,12 @@ from langgraph.runtime import Runtime
 from research_studio.config import ResearchConfig
 from research_studio.graph.answer_span import ShortAnswer, short_answer
 from research_studio.graph.claim_check import Statement, check_statements
-from research_studio.graph.deps import ResearchDeps
-from research_studio.graph.nodes.common import ask_structured, quote_untrusted, research_query, run_config
+from research_studio.graph.deps import ResearchDeps, SimilarityFn
+from research_studio.graph.nodes.common import ask_structured, quote_untrusted, research_query
 from research_studio.graph.nodes.domain_synthesis import group_by_domain, source_reach
 from research_studio.graph.nodes.schemas import SummaryOutput
 from research_studio.graph.relevance import bridged_claims, claim_relevance, relevant_claims
-from research_studio.graph.text_analysis import content_terms, sentences, similar_text, term_overlap
+from research_studio.graph.text_analysis import content_terms, sentences, term_overlap
 from research_studio.state import MARKERS, Claim, ResearchState, Source
 
 _CLAIM_REF = re.compile(r"\[C(\d+)\]")
@@ -118,18 +119,29 @@ def section_quotas(sub_questions: list[dict], config: ResearchConfig) -> dict[st
     return quotas
 
 
+def restates(claims: list[Claim], others: list[Claim], similarity: SimilarityFn,
+             threshold: float) -> list[bool]:
+    """For each claim, whether one of ``others`` states the same (the sentence encoder's
+    cosine reaches ``threshold``, the trust engine's cross-validation similarity)."""
+    if not claims or not others:
+        return [False] * len(claims)
+    matrix = similarity([c["text"] for c in claims], [o["text"] for o in others])
+    return [bool(row.max() >= threshold) for row in matrix]
+
+
 def select_claims(question: str, sub_question: str, claims: list[Claim], quota: int,
-                  cited_sources: set[str], shown: list[Claim],
+                  cited_sources: set[str], shown: list[Claim], is_restated: list[bool],
                   reach: dict[str, float] | None = None) -> list[Claim]:
     """Evidence selection by relevance and diversity: greedily take the claim most relevant
     to the sub-question and the question, preferring sources not yet cited and sources
     that several sub-questions' research found (``reach``, see
     ``domain_synthesis.source_reach``), and skipping claims already shown under another
-    section. A question term that a claim already shown states counts less, so the report
-    covers more of the question than restatements of its best-matched part. ``claims``
-    are the section's relevant ones (``graph.relevance``), so a section with two relevant
-    quotes shows two, not its whole quota."""
-    pool = [c for c in claims if not any(similar_text(c["text"], o["text"], 0.9) for o in shown)]
+    section (``is_restated``, per claim: see ``restates``). A question term that a claim
+    already shown states counts less, so the report covers more of the question than
+    restatements of its best-matched part. ``claims`` are the section's relevant ones
+    (``graph.relevance``), so a section with two relevant quotes shows two, not its whole
+    quota."""
+    pool = [c for c, restated in zip(claims, is_restated, strict=True) if not restated]
     chosen: list[Claim] = []
     used = set(cited_sources)
     stated = {term for claim in shown for term in content_terms(claim["text"])}
@@ -155,16 +167,18 @@ def select_claims(question: str, sub_question: str, claims: list[Claim], quota: 
 
 
 def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: Citations,
+                       same_statement: Callable[[Claim, list[Claim]], bool],
                        answer: ShortAnswer | None = None) -> str:
     """Meta-synthesis without a capable model: the claim each section's selection ranked
-    first, in priority order, joined into one paragraph (integrated, not repeated). A
-    short answer leads, in bold, with the claim it comes from."""
+    first, in priority order, joined into one paragraph (integrated: a claim that states
+    what one chosen before states is passed over). A short answer leads, in bold, with
+    the claim it comes from."""
     chosen: list[Claim] = []
     if answer is not None:
         chosen += [c for _, claims in shown_by_sq for c in claims if c["claim_id"] == answer.claim_id][:1]
     for _, claims in shown_by_sq:
         for claim in claims:
-            if not any(similar_text(claim["text"], c["text"], 0.7) for c in chosen):
+            if not same_statement(claim, chosen):
                 chosen.append(claim)
                 break
     text = " ".join(f"{claim_text(c, citations.sources)} {MARKERS[c['status']]}"
@@ -216,7 +230,8 @@ class SummaryInput:
     listed: list[Claim]
     citations: Citations
     relevance: dict[str, float]
-    min_similarity: float
+    min_similarity: float  # a model's sentence against the claims it cites
+    same_statement: float  # two claims state the same (cross_validation_similarity)
 
 
 @dataclass
@@ -232,8 +247,11 @@ class OfflineSummary:
     async def write(self, deps: ResearchDeps, given: SummaryInput) -> Summary:
         answer = short_answer(given.question, given.asked, given.listed, given.relevance,
                               deps.embeddings.embed_array)
-        return Summary(extractive_summary(given.shown_by_sq, given.citations, answer),
-                       "extractive", answer)
+        def same_statement(claim: Claim, chosen: list[Claim]) -> bool:
+            return restates([claim], chosen, deps.similarity, given.same_statement)[0]
+
+        return Summary(extractive_summary(given.shown_by_sq, given.citations, same_statement,
+                                          answer), "extractive", answer)
 
 
 class ModelSummary:
@@ -320,7 +338,7 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
     deps = runtime.context
     question = research_query(state)
     sources = state.get("sources", {})
-    config = run_config(state)
+    config = state["config"]
     verified = [c for c in state.get("claims", []) if c.get("status") != "unverified"]
     verified.sort(key=lambda c: -c.get("confidence", 0.0))
     asked = {sq["sub_question_id"]: sq["question_text"] for sq in state.get("sub_questions", [])}
@@ -340,13 +358,14 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
     listed: list[Claim] = []
     shown_by_sq: list[tuple[dict, list[Claim]]] = []
     for sq, claims in claims_by_sq:
+        restated = restates(claims, listed, deps.similarity, config.cross_validation_similarity)
         shown = select_claims(question, sq["question_text"], claims, quotas[sq["sub_question_id"]],
-                              {s for c in listed for s in c["source_ids"]}, listed, reach)
+                              {s for c in listed for s in c["source_ids"]}, listed, restated, reach)
         listed += shown
         shown_by_sq.append((sq, shown))
     written = await deps.stages.summary.write(deps, SummaryInput(
         question, list(asked.values()), shown_by_sq, listed, citations, relevance,
-        config.claim_text_min_similarity))
+        config.claim_text_min_similarity, config.cross_validation_similarity))
     summary, status, answer = written.text, written.status, written.short_answer
     lines = [f"# {_clean(state['query'])[:200]}", "",
              f"*Research Studio report — {state.get('mode', 'hierarchical')} mode, "
