@@ -24,12 +24,12 @@ from langgraph.runtime import Runtime
 from research_studio.config import ResearchConfig
 from research_studio.graph.answer_span import ShortAnswer, short_answer
 from research_studio.graph.claim_check import Statement, check_statements
-from research_studio.graph.deps import ResearchDeps, SimilarityFn
+from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, quote_untrusted, research_query
 from research_studio.graph.nodes.domain_synthesis import group_by_domain, source_reach
 from research_studio.graph.nodes.schemas import SummaryOutput
 from research_studio.graph.relevance import bridged_claims, claim_relevance, relevant_claims
-from research_studio.graph.text_analysis import content_terms, sentences, term_overlap
+from research_studio.graph.text_analysis import content_terms, sentences, similar_text, term_overlap
 from research_studio.state import MARKERS, Claim, ResearchState, Source
 
 _CLAIM_REF = re.compile(r"\[C(\d+)\]")
@@ -119,14 +119,13 @@ def section_quotas(sub_questions: list[dict], config: ResearchConfig) -> dict[st
     return quotas
 
 
-def restates(claims: list[Claim], others: list[Claim], similarity: SimilarityFn,
-             threshold: float) -> list[bool]:
-    """For each claim, whether one of ``others`` states the same (the sentence encoder's
-    cosine reaches ``threshold``, the trust engine's cross-validation similarity)."""
-    if not claims or not others:
-        return [False] * len(claims)
-    matrix = similarity([c["text"] for c in claims], [o["text"] for o in others])
-    return [bool(row.max() >= threshold) for row in matrix]
+def restates(claims: list[Claim], others: list[Claim], overlap: float) -> list[bool]:
+    """For each claim, whether it repeats the words of one of ``others`` (content-term
+    Jaccard ``overlap``). Lexical on purpose: a repeat is the same quoted sentence, and
+    the sentence encoder also joins different facts worded alike ("OK Go is the debut
+    studio album by … OK Go" and "… The Brown EP … is the first EP by … OK Go": cosine
+    0.87; lab log §17)."""
+    return [any(similar_text(c["text"], o["text"], overlap) for o in others) for c in claims]
 
 
 def select_claims(question: str, sub_question: str, claims: list[Claim], quota: int,
@@ -231,7 +230,7 @@ class SummaryInput:
     citations: Citations
     relevance: dict[str, float]
     min_similarity: float  # a model's sentence against the claims it cites
-    same_statement: float  # two claims state the same (cross_validation_similarity)
+    same_statement: float  # the summary repeats no claim (summary_repeat_overlap)
 
 
 @dataclass
@@ -248,7 +247,7 @@ class OfflineSummary:
         answer = short_answer(given.question, given.asked, given.listed, given.relevance,
                               deps.embeddings.embed_array)
         def same_statement(claim: Claim, chosen: list[Claim]) -> bool:
-            return restates([claim], chosen, deps.similarity, given.same_statement)[0]
+            return restates([claim], chosen, given.same_statement)[0]
 
         return Summary(extractive_summary(given.shown_by_sq, given.citations, same_statement,
                                           answer), "extractive", answer)
@@ -358,14 +357,14 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
     listed: list[Claim] = []
     shown_by_sq: list[tuple[dict, list[Claim]]] = []
     for sq, claims in claims_by_sq:
-        restated = restates(claims, listed, deps.similarity, config.cross_validation_similarity)
+        restated = restates(claims, listed, config.shown_claim_overlap)
         shown = select_claims(question, sq["question_text"], claims, quotas[sq["sub_question_id"]],
                               {s for c in listed for s in c["source_ids"]}, listed, restated, reach)
         listed += shown
         shown_by_sq.append((sq, shown))
     written = await deps.stages.summary.write(deps, SummaryInput(
         question, list(asked.values()), shown_by_sq, listed, citations, relevance,
-        config.claim_text_min_similarity, config.cross_validation_similarity))
+        config.claim_text_min_similarity, config.summary_repeat_overlap))
     summary, status, answer = written.text, written.status, written.short_answer
     lines = [f"# {_clean(state['query'])[:200]}", "",
              f"*Research Studio report — {state.get('mode', 'hierarchical')} mode, "
