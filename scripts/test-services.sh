@@ -1,5 +1,5 @@
 # Sourced by scripts/test.sh: the servers the storage, durability and browser tests need.
-# Installs Debian's PostgreSQL and Chromium when missing (root and apt-get needed), starts
+# Installs Debian's PostgreSQL, Chromium and Redis when missing (root and apt-get needed), starts
 # PostgreSQL on 127.0.0.1 and exports the URL the tests use. Without root or apt-get it
 # says so and those tests skip; where it can install, any failure stops the test run.
 
@@ -12,6 +12,7 @@ install_missing() {
   local missing=()
   command -v pg_ctlcluster >/dev/null || missing+=(postgresql)
   [ -x /usr/bin/chromium ] || missing+=(chromium)
+  command -v redis-server >/dev/null || missing+=(redis-server)
   [ ${#missing[@]} -eq 0 ] && return 0
   echo "Installing ${missing[*]} from Debian's packages..."
   export DEBIAN_FRONTEND=noninteractive
@@ -32,8 +33,8 @@ if can_install; then
   install_missing
   start_postgres
   export RESEARCH_STUDIO_TEST_POSTGRES_URL="$pg_url" RESEARCH_STUDIO_REQUIRE_POSTGRES=1
-  export RESEARCH_STUDIO_REQUIRE_BROWSER=1
-  echo "PostgreSQL on 127.0.0.1:5432 and Chromium ready for the tests."
+  export RESEARCH_STUDIO_REQUIRE_BROWSER=1 RESEARCH_STUDIO_REQUIRE_REDIS=1
+  echo "PostgreSQL on 127.0.0.1:5432, Chromium and redis-server ready for the tests."
 else
   echo "Not root or no apt-get: PostgreSQL and browser tests will skip unless" \
        "RESEARCH_STUDIO_TEST_POSTGRES_URL is set and /usr/bin/chromium exists." >&2

@@ -9,7 +9,7 @@ import typer
 from pydantic import ValidationError
 
 from research_studio.cli_options import HomeOption, err_console, guarded, state
-from research_studio.config import AppContext, ServiceSettings, load_context
+from research_studio.config import AppContext, ServiceSettings, load_context, redacted_url
 from research_studio.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def check_storage(ctx: AppContext) -> StorageBackend:
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``serve`` to ``app``."""
+    """Add ``serve`` and ``worker`` to ``app``."""
 
     @app.command()
     @guarded
@@ -68,8 +68,35 @@ def register(app: typer.Typer) -> None:
         backend = check_storage(ctx)  # before uvicorn, whose start-up would exit with 3
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         key = "required" if ctx.settings.api_key else "off"
+        runs = (f"sessions run by workers via {redacted_url(service.broker_url)}"
+                if service.broker_url else
+                f"up to {service.max_concurrent_sessions} sessions at once")
         err_console.print(f"Research Studio on http://{service.host}:{service.port}/ · API schema "
-                          f"/openapi.json · storage {backend.describe()} · up to "
-                          f"{service.max_concurrent_sessions} sessions at once · API key {key}")
+                          f"/openapi.json · storage {backend.describe()} · {runs} · API key {key}")
         uvicorn.run(create_app(ctx), host=service.host, port=service.port, log_level="info",
                     timeout_graceful_shutdown=10)
+
+    @app.command()
+    @guarded
+    def worker(
+        home: HomeOption = None,
+        loglevel: Annotated[str, typer.Option(help="Celery's log level.")] = "INFO",
+    ) -> None:
+        """Run research sessions that `serve` queued (needs service.broker_url and a
+        PostgreSQL database_url shared with the servers). One session at a time: start
+        more workers for more at once, on this machine or others."""
+        ctx = load_context(home or state["home"])
+        if not ctx.settings.service.broker_url:
+            raise ConfigError("no task queue configured: set service.broker_url "
+                              "(RESEARCH_STUDIO_SERVICE__BROKER_URL), for example "
+                              "redis://127.0.0.1:6379/0")
+        try:
+            from research_studio.workers.worker import run_worker
+        except ImportError as exc:
+            raise ConfigError(f"workers need the workers extra ({exc.name} is missing): "
+                              "pip install 'research-studio[workers]'") from None
+        backend = check_storage(ctx)
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        err_console.print(f"Research Studio worker · queue {redacted_url(ctx.settings.service.broker_url)}"
+                          f" · storage {backend.describe()}")
+        run_worker(ctx, loglevel)

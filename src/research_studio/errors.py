@@ -44,6 +44,20 @@ class SessionQuarantined(ResearchStudioError):
     """A session whose process kept dying while running it; it is failed, not resumed."""
 
 
+class BrokerUnavailable(ResearchStudioError):
+    """The task queue could not take a session; it stays recorded as queued, and the
+    workers dispatch it once the queue is back."""
+
+    def __init__(self, message: str, session_id: str) -> None:
+        super().__init__(message)
+        self.session_id = session_id
+
+
+class SessionBusy(ResearchStudioError):
+    """Another live process (a worker, another server) holds the session's lease: it is
+    running there, and nothing about the session changed here."""
+
+
 class StorageError(ResearchStudioError):
     """A file or folder of the home cannot be used: not writable, corrupt, truncated, someone
     else's database, a full disk. The message names it and says what to do."""

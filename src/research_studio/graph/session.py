@@ -21,7 +21,12 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from langgraph.types import Command
 
 from research_studio.config import BUDGET_FIELDS, AppContext, ResearchConfig
-from research_studio.errors import InvalidQuery, ResearchStudioError, SessionQuarantined
+from research_studio.errors import (
+    InvalidQuery,
+    ResearchStudioError,
+    SessionBusy,
+    SessionQuarantined,
+)
 from research_studio.graph.build import build_graph
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.plan_edits import validated_decision
@@ -29,7 +34,8 @@ from research_studio.graph.result import build_result
 from research_studio.knowledge.base import KnowledgeBaseRegistry
 from research_studio.models.coordinator import ModelCoordinator
 from research_studio.store.backends import open_checkpointer, prepare_checkpoints, storage_backend
-from research_studio.store.sessions import SessionStore
+from research_studio.store.lease import SessionLeases
+from research_studio.store.sessions import UNFINISHED, SessionStore
 
 log = logging.getLogger("research_studio.session")
 
@@ -55,6 +61,7 @@ class Workspace:
         # both databases checked (and made on a first run) before anything is recorded
         self.store = SessionStore(self.backend.sessions_url)
         prepare_checkpoints(self.backend)
+        self.leases = SessionLeases(self.backend)
         self._registry: KnowledgeBaseRegistry | None = None
 
     @property
@@ -283,23 +290,59 @@ def prepare_session(workspace: Workspace, query: str, config: ResearchConfig,
 
 
 async def drive_session(workspace: Workspace, session_id: str, hooks: Hooks | None = None,
-                        answer: Any = None) -> dict[str, Any]:
+                        answer: Any = None, dispatch_id: str | None = None) -> dict[str, Any]:
     """Run a recorded session from its last checkpoint (or from the start) until it
     completes or waits for a person; ``answer`` replies to a pending clarification (text)
-    or plan review (a ``PlanDecision`` or its JSON)."""
+    or plan review (a ``PlanDecision`` or its JSON).
+
+    The run holds the session's lease (``store/lease.py``): a session another live
+    process runs raises SessionBusy and is left alone. A worker passes the ``dispatch_id``
+    it was sent: a session dispatched again since, or no longer queued or running, raises
+    SessionBusy too. A cancel requested from any process stops the run within
+    ``service.cancel_check_s``."""
     store = workspace.store
-    row = store.get(session_id)
-    if row["status"] == "completed" and row.get("result"):
-        return row["result"]
-    hooks = hooks or Hooks()
-    died = store.begin_run(session_id)
-    limit = workspace.ctx.settings.max_unclean_exits
-    if died >= limit:
-        _quarantine(store, session_id, row, died, hooks)
-    try:
-        return await _drive(workspace, session_id, answer, hooks)
-    finally:  # reached on every end the process lives to see, Ctrl-C and shutdown included
-        store.end_run(session_id)
+    with workspace.leases.hold(session_id) as granted:
+        if not granted:
+            raise SessionBusy(f"session {session_id} is running in another process (a worker "
+                              "or another server); follow it with `research-studio sessions "
+                              f"show {session_id}`")
+        row = store.get(session_id)
+        if dispatch_id is not None and (row.get("dispatch_id") != dispatch_id
+                                        or row["status"] not in UNFINISHED):
+            raise SessionBusy(f"session {session_id} was dispatched again or needs no run")
+        if row["status"] == "completed" and row.get("result"):
+            return row["result"]
+        hooks = hooks or Hooks()
+        died = store.begin_run(session_id)
+        limit = workspace.ctx.settings.max_unclean_exits
+        if died >= limit:
+            _quarantine(store, session_id, row, died, hooks)
+        run = asyncio.ensure_future(_drive(workspace, session_id, answer, hooks))
+        watch = asyncio.ensure_future(_cancel_when_requested(
+            store, session_id, run, workspace.ctx.settings.service.cancel_check_s))
+        try:
+            return await run
+        finally:  # reached on every end the process lives to see, Ctrl-C and shutdown included
+            watch.cancel()
+            if not run.done():  # this coroutine itself was cancelled: so is the run
+                run.cancel()
+                await asyncio.gather(run, return_exceptions=True)
+            store.end_run(session_id)
+
+
+async def _cancel_when_requested(store: SessionStore, session_id: str, run: asyncio.Future,
+                                 every_s: float) -> None:
+    """Cancel ``run`` once a person asked to stop the session, in this process or any
+    other (the request is a column of the session's row)."""
+    while not run.done():
+        await asyncio.sleep(every_s)
+        try:
+            requested = store.get(session_id).get("cancel_requested")
+        except ResearchStudioError:  # storage briefly unreachable: ask again next time
+            continue
+        if requested:
+            run.cancel()
+            return
 
 
 def _quarantine(store: SessionStore, session_id: str, row: dict[str, Any], died: int,

@@ -7,6 +7,7 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -17,13 +18,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from research_studio import __version__
 from research_studio.config import AppContext
-from research_studio.errors import ResearchStudioError, StorageError
+from research_studio.errors import BrokerUnavailable, ResearchStudioError, StorageError
 from research_studio.graph.session import Workspace
 from research_studio.service import routes_knowledge, routes_sessions
 from research_studio.service.api_docs import DOCS_PATHS, mount_api_docs
 from research_studio.service.auth import ApiKeyMiddleware
 from research_studio.service.body_limit import JsonContentTooLarge
 from research_studio.service.runner import SessionRunner
+
+if TYPE_CHECKING:
+    from research_studio.service.dispatcher import WorkerDispatcher
 
 log = logging.getLogger("research_studio.service")
 STATIC_DIR = Path(__file__).parent / "static"
@@ -75,6 +79,22 @@ class ServiceApp(FastAPI):
         return SecurityHeaders(JsonContentTooLarge(super().build_middleware_stack()))
 
 
+def session_runner(workspace: Workspace, chat_models: dict[str, BaseChatModel] | None = None
+                   ) -> SessionRunner | WorkerDispatcher:
+    """Who runs the sessions this server accepts: workers, through the broker, when one is
+    configured; this process otherwise (the single-machine default)."""
+    service = workspace.ctx.settings.service
+    if not service.broker_url:
+        return SessionRunner(workspace, service.max_concurrent_sessions, chat_models)
+    if workspace.backend.kind != "postgresql":
+        raise ResearchStudioError(
+            "service.broker_url is set, so workers run the sessions, and workers need the "
+            "sessions and checkpoints in PostgreSQL: set database_url as well")
+    from research_studio.service.dispatcher import WorkerDispatcher  # the workers extra
+
+    return WorkerDispatcher(workspace)
+
+
 def create_app(ctx: AppContext, chat_models: dict[str, BaseChatModel] | None = None) -> FastAPI:
     """The service for one home; ``chat_models`` replaces configured models (tests only)."""
     settings = ctx.settings
@@ -82,8 +102,10 @@ def create_app(ctx: AppContext, chat_models: dict[str, BaseChatModel] | None = N
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         workspace = Workspace(ctx)
-        runner = SessionRunner(workspace, settings.service.max_concurrent_sessions, chat_models)
+        runner = session_runner(workspace, chat_models)
         app.state.runner = runner
+        if workspace.backend.kind == "postgresql":  # events of every process, live
+            runner.board.listen(workspace.backend.checkpoint_target)
         resumed = runner.recover()
         if resumed:
             log.warning("resuming %d unfinished session(s): %s", len(resumed), ", ".join(resumed))
@@ -106,6 +128,12 @@ def create_app(ctx: AppContext, chat_models: dict[str, BaseChatModel] | None = N
     @app.exception_handler(ResearchStudioError)
     async def user_error(request: Request, exc: ResearchStudioError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=400)
+
+    @app.exception_handler(BrokerUnavailable)
+    async def queue_down(request: Request, exc: BrokerUnavailable) -> JSONResponse:
+        # the session is recorded, not lost: it starts once the queue is back
+        log.error("%s", exc)
+        return JSONResponse({"detail": str(exc), "session_id": exc.session_id}, status_code=503)
 
     @app.exception_handler(StorageError)
     async def storage_error(request: Request, exc: StorageError) -> JSONResponse:

@@ -1,49 +1,27 @@
 """Runs research sessions in the background of the server, a bounded number at a time.
 
 Every event a run emits is stored (``research_events``) and folded into the session's
-progress before listeners are woken, so what a client sees never depends on being
-connected at the right moment. Sessions a killed server left unfinished are resumed
-from their checkpoints on start-up.
+progress before listeners are woken (``service/events.py``), so what a client sees never
+depends on being connected at the right moment. Sessions a killed server left
+unfinished are resumed from their checkpoints on start-up, except those another live
+process holds the lease of (several servers on one PostgreSQL database).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import copy
 import logging
 import threading
-from collections import defaultdict
 from typing import Any
 
 from langchain_core.language_models.chat_models import BaseChatModel
 
-from research_studio.errors import ResearchStudioError, StorageError
-from research_studio.graph.progress import apply_event, new_progress
+from research_studio.errors import ResearchStudioError, SessionBusy, StorageError
 from research_studio.graph.session import Hooks, Workspace, drive_session
+from research_studio.service.events import EventBoard, EventRecorder
 from research_studio.store.sessions import TERMINAL
 
 log = logging.getLogger("research_studio.service")
-
-
-class EventBoard:
-    """Wakes the event streams of a session when something new is stored for it."""
-
-    def __init__(self) -> None:
-        self._condition = asyncio.Condition()
-        self.version: dict[str, int] = defaultdict(int)
-
-    async def bump(self, session_id: str) -> None:
-        async with self._condition:
-            self.version[session_id] += 1
-            self._condition.notify_all()
-
-    async def wait(self, session_id: str, seen: int, timeout: float) -> None:
-        """Return when ``session_id`` moved past ``seen`` or after ``timeout`` seconds."""
-        async with self._condition:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._condition.wait_for(
-                    lambda: self.version[session_id] != seen), timeout)
 
 
 class SessionRunner:
@@ -56,9 +34,9 @@ class SessionRunner:
         self.limit = limit
         self.chat_models = chat_models
         self.board = EventBoard()
+        self.recorder = EventRecorder(self.store)
         self._slots = asyncio.Semaphore(limit)
         self._tasks: dict[str, asyncio.Task] = {}
-        self._progress: dict[str, dict[str, Any]] = {}
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self.stopping = False
@@ -71,14 +49,7 @@ class SessionRunner:
         if threading.get_ident() != self._loop_thread:
             self._loop.call_soon_threadsafe(self.record, session_id, kind, data)
             return
-        progress = self._progress.get(session_id)
-        if progress is None:
-            progress = self.store.get(session_id).get("progress") or new_progress()
-            self._progress[session_id] = progress
-        apply_event(progress, kind, data)
-        self.store.add_event(session_id, kind, data)
-        if kind not in ("status", "completed", "error", "findings", "sources"):
-            self.store.update(session_id, progress=copy.deepcopy(progress))
+        self.recorder.record(session_id, kind, data)
         self._loop.create_task(self.board.bump(session_id))
 
     def _hooks(self, session_id: str) -> Hooks:
@@ -124,7 +95,7 @@ class SessionRunner:
         """Record how a session's task ended, if the run itself could not."""
         if self._tasks.get(session_id) is task:
             self._tasks.pop(session_id)
-        self._progress.pop(session_id, None)
+        self.recorder.forget(session_id)
         try:
             self._record_end(session_id, task)
         except StorageError as exc:  # nothing can be recorded: say why, once, in the log
@@ -133,7 +104,9 @@ class SessionRunner:
     def _record_end(self, session_id: str, task: asyncio.Task) -> None:
         row = self.store.get(session_id)
         error = None if task.cancelled() else task.exception()
-        if row.get("cancel_requested") and row["status"] not in TERMINAL:
+        if isinstance(error, SessionBusy):  # another process runs it: its status is theirs
+            log.info("session %s: %s", session_id, error)
+        elif row.get("cancel_requested") and row["status"] not in TERMINAL:
             self._finish(session_id, "cancelled")
         elif task.cancelled() or isinstance(error, asyncio.CancelledError):
             if self.stopping:  # a server shutdown is not the person's cancel: resume later
@@ -163,15 +136,19 @@ class SessionRunner:
         task = self._tasks.get(session_id)
         if task is not None:
             task.cancel()
+        elif row["status"] == "running" and not self.workspace.leases.is_free(session_id):
+            pass  # another server runs it: its run sees the request and stops
         else:  # waiting for an answer, or left by a process that is gone
             self._finish(session_id, "cancelled")
         return True
 
     def recover(self) -> list[str]:
-        """Resume every session a previous server process left queued or running; close
-        those a person had asked to cancel."""
+        """Resume every session a previous server process left queued or running and no
+        live process runs; close those a person had asked to cancel."""
         resumed = []
         for session_id in self.store.unfinished():
+            if not self.workspace.leases.is_free(session_id):
+                continue  # another live server runs it
             if self.store.get(session_id).get("cancel_requested"):
                 self._finish(session_id, "cancelled")
                 continue
@@ -190,3 +167,4 @@ class SessionRunner:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self.board.close()

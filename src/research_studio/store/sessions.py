@@ -27,6 +27,7 @@ from sqlalchemy import (
     inspect,
     select,
     text,
+    update,
 )
 from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
@@ -69,6 +70,10 @@ class ResearchSession(Base):
     # Runs of this session in a row whose process ended without recording an end (a
     # segfault, kill -9, the machine going down): the quarantine counts these.
     unclean_exits: Mapped[int | None] = mapped_column(Integer, nullable=True, default=0)
+    # With workers (service.broker_url): the dispatch a worker may run it for, and when
+    # that dispatch reached the broker (empty: not yet, so workers dispatch it again)
+    dispatch_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    dispatched_at: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
 
 class ResearchFinding(Base):
@@ -104,6 +109,8 @@ def _create_sessions_file(path: Path) -> None:
 
 UNFINISHED = ("queued", "running")
 TERMINAL = ("completed", "failed", "cancelled")
+# PostgreSQL: every stored event is announced on this channel with its session id
+EVENT_CHANNEL = "research_studio_events"
 
 
 def _now() -> str:
@@ -131,6 +138,7 @@ class SessionStore:
             check_marker_table(SESSIONS, self.path, inspect(self.engine).get_table_names())
         Base.metadata.create_all(self.engine)
         self._add_missing_columns()
+        self.announces = self.engine.url.get_backend_name() == "postgresql"
 
     def where(self) -> str:
         """The database for messages: its file, or its server without credentials."""
@@ -245,6 +253,38 @@ class SessionStore:
         with Session(self.engine) as db:
             return int(db.scalar(select(func.count()).select_from(ResearchSession)) or 0)
 
+    def unfinished_rows(self) -> list[dict[str, Any]]:
+        """Queued and running sessions with what decides who runs them, oldest first."""
+        with Session(self.engine) as db:
+            rows = db.scalars(select(ResearchSession)
+                              .where(ResearchSession.status.in_(UNFINISHED))
+                              .order_by(ResearchSession.created_at))
+            return [{"id": r.id, "status": r.status, "dispatch_id": r.dispatch_id,
+                     "dispatched_at": r.dispatched_at, "updated_at": r.updated_at,
+                     "cancel_requested": bool(r.cancel_requested)} for r in rows]
+
+    def claim_dispatch(self, session_id: str, dispatch_id: str, status: str | None = None,
+                       previous: str | None = None) -> bool:
+        """Queue the session under a new dispatch id, not yet sent to the broker. With
+        ``status``, only if its status and dispatch id are still ``status`` and
+        ``previous`` (compare-and-set: of two processes claiming it, one wins)."""
+        with Session(self.engine) as db, db.begin():
+            statement = (update(ResearchSession).where(ResearchSession.id == session_id)
+                         .values(status="queued", dispatch_id=dispatch_id, dispatched_at=None,
+                                 updated_at=_now()))
+            if status is not None:
+                statement = statement.where(ResearchSession.status == status,
+                                            ResearchSession.dispatch_id.is_not_distinct_from(previous))
+            return db.execute(statement).rowcount == 1
+
+    def mark_dispatched(self, session_id: str, dispatch_id: str) -> None:
+        """The broker took this dispatch of the session."""
+        with Session(self.engine) as db, db.begin():
+            db.execute(update(ResearchSession)
+                       .where(ResearchSession.id == session_id,
+                              ResearchSession.dispatch_id == dispatch_id)
+                       .values(dispatched_at=_now()))
+
     def unfinished(self) -> list[str]:
         """Sessions a crashed or stopped server left queued or running, oldest first."""
         with Session(self.engine) as db:
@@ -257,6 +297,9 @@ class SessionStore:
             event = ResearchEvent(session_id=session_id, kind=kind, data=data, created_at=_now())
             db.add(event)
             db.flush()
+            if self.announces:  # delivered to listeners when this transaction commits
+                db.execute(text("SELECT pg_notify(:channel, :session)"),
+                           {"channel": EVENT_CHANNEL, "session": session_id})
             return int(event.id)
 
     def events_after(self, session_id: str, after_id: int = 0,
