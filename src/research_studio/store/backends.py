@@ -20,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from research_studio.config import AppContext
@@ -112,12 +113,21 @@ def prepare_checkpoints(backend: StorageBackend) -> None:
     check_marker_table(CHECKPOINTS, path, tables)
 
 
+# The state's only non-JSON value: the run's configuration (state.py). Named, so LangGraph
+# reads it back without its "unregistered type" warning, and nothing else unknown at all.
+CHECKPOINT_TYPES = [("research_studio.config", "ResearchConfig")]
+
+
+def checkpoint_serializer() -> JsonPlusSerializer:
+    return JsonPlusSerializer(allowed_msgpack_modules=CHECKPOINT_TYPES)
+
+
 class _GuardedSqliteSaver(AsyncSqliteSaver):
     """LangGraph's SQLite checkpointer whose database errors name the file (StorageError).
     A checkpoint that cannot be read at all is one too: the session cannot resume from it."""
 
     def __init__(self, conn: Any, path: Path) -> None:
-        super().__init__(conn)
+        super().__init__(conn, serde=checkpoint_serializer())
         self.path = path
 
     def _fault(self, exc: Exception) -> StorageError:
@@ -202,7 +212,8 @@ async def open_checkpointer(backend: StorageBackend) -> AsyncIterator[BaseCheckp
     async with contextlib.AsyncExitStack() as stack:
         try:
             saver = await stack.enter_async_context(
-                AsyncPostgresSaver.from_conn_string(backend.checkpoint_target))
+                AsyncPostgresSaver.from_conn_string(backend.checkpoint_target,
+                                                    serde=checkpoint_serializer()))
             if backend.checkpoint_target not in _prepared_postgres:
                 await saver.setup()
                 _prepared_postgres.add(backend.checkpoint_target)
