@@ -83,3 +83,45 @@ def test_price_table():
     unknown = price_per_mtok(ModelSpec(provider="openai", model="mystery"))
     assert unknown[0] > 0, "unknown external models must not read as free"
     assert call_cost(ModelSpec(provider="openai", model="gpt-4o"), 1_000_000, 0) == 2.5
+
+
+def test_a_self_hosted_openai_compatible_server_gets_the_classic_max_tokens():
+    """llama.cpp's server ignores max_completion_tokens (what LangChain sends): the request
+    body to a custom base_url carries max_tokens too, at construction and when bound."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    from research_studio.models.factory import build_chat_model, token_limit
+
+    bodies: list[dict] = []
+
+    class Capture(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            reply = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                                "choices": [{"index": 0, "finish_reason": "stop",
+                                             "message": {"role": "assistant", "content": "ok"}}],
+                                "usage": {"prompt_tokens": 1, "completion_tokens": 1,
+                                          "total_tokens": 2}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(reply)))
+            self.end_headers()
+            self.wfile.write(reply)
+
+    server = HTTPServer(("127.0.0.1", 0), Capture)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        spec = ModelSpec(provider="openai", model="m", max_tokens=300,
+                         base_url=f"http://127.0.0.1:{server.server_port}/v1")
+        model = build_chat_model("local", spec)
+        model.invoke([HumanMessage("hi")])
+        model.bind(**token_limit(spec, 40)).invoke([HumanMessage("hi")])
+    finally:
+        server.shutdown()
+    assert [body.get("max_tokens") for body in bodies] == [300, 40]
+    assert token_limit(ModelSpec(provider="openai", model="gpt-4o"), 40) == {"max_tokens": 40}

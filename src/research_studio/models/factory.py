@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from langchain_core.language_models.chat_models import BaseChatModel
 
@@ -16,6 +17,21 @@ def _api_key(name: str, spec: ModelSpec, default_env: str | None) -> str | None:
     if spec.api_key_env and not key:
         raise ModelUnavailable(f"model {name!r}: environment variable {spec.api_key_env} is not set")
     return key
+
+
+def token_limit(spec: ModelSpec, tokens: int) -> dict[str, Any]:
+    """Arguments that bound a reply to ``tokens`` (to bind, or to construct with).
+
+    LangChain sends OpenAI's ``max_completion_tokens``, which self-hosted servers may
+    ignore (llama.cpp's does, and a small model then writes until its context is full),
+    so a custom ``base_url`` also gets the classic ``max_tokens`` in the request body.
+    Ollama's native API bounds with ``num_predict`` at construction."""
+    if spec.provider == "ollama":
+        return {}
+    limit: dict[str, Any] = {"max_tokens": tokens}
+    if spec.provider == "openai" and spec.base_url:
+        limit["extra_body"] = {"max_tokens": tokens}
+    return limit
 
 
 def build_chat_model(name: str, spec: ModelSpec) -> BaseChatModel:
@@ -32,13 +48,10 @@ def build_chat_model(name: str, spec: ModelSpec) -> BaseChatModel:
         from langchain_openai import ChatOpenAI
 
         key = _api_key(name, spec, None if spec.base_url else "OPENAI_API_KEY")
-        # Self-hosted servers (llama.cpp, vLLM, Ollama) ignore max_completion_tokens:
-        # send the classic max_tokens field to any custom base_url.
-        extra = {"max_tokens": spec.max_tokens} if spec.base_url else {}
         return ChatOpenAI(
             model=spec.model, base_url=spec.base_url, api_key=key or "not-needed",
             temperature=spec.temperature, timeout=spec.timeout_s, max_retries=1,
-            **({"model_kwargs": extra} if extra else {"max_tokens": spec.max_tokens}),
+            **token_limit(spec, spec.max_tokens),
         )
     if spec.provider == "ollama":
         from langchain_ollama import ChatOllama

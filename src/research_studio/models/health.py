@@ -9,7 +9,7 @@ from langchain_core.messages import HumanMessage
 
 from research_studio.config import ModelSpec
 from research_studio.errors import ModelUnavailable
-from research_studio.models.factory import build_chat_model
+from research_studio.models.factory import build_chat_model, token_limit
 from research_studio.prompts import load_prompt
 
 
@@ -19,7 +19,7 @@ def check_model(name: str, spec: ModelSpec) -> dict[str, Any]:
     try:
         model = build_chat_model(name, spec)
         if spec.provider in ("embedded", "openai", "anthropic"):
-            model = model.bind(max_tokens=16)  # type: ignore[assignment]
+            model = model.bind(**token_limit(spec, 16))  # type: ignore[assignment]
         reply = model.invoke([HumanMessage(load_prompt("model_check"))])
     except ModelUnavailable as exc:
         return {"ok": False, "latency_s": time.perf_counter() - started, "error": str(exc)}

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 from research_studio.config import ModelSpec, Tier
 from research_studio.errors import BudgetExhausted, ModelUnavailable
 from research_studio.models.coordinator import ModelCoordinator
+from research_studio.models.factory import token_limit
 from research_studio.models.usage import StructuredPath
 from research_studio.prompts import load_prompt
 
@@ -148,7 +149,7 @@ async def generate_structured(
     names = coordinator.affordable(tier)
     spec = coordinator.spec(names[0]) if names else None
     def bind(chosen: ModelSpec) -> dict[str, Any]:
-        limit = {"max_tokens": max_tokens} if max_tokens and chosen.provider != "ollama" else {}
+        limit = token_limit(chosen, max_tokens) if max_tokens else {}
         return {**constraint_for(chosen, json_schema, schema.__name__), **limit}
 
     prompt = list(messages)
