@@ -18,7 +18,7 @@ import pytest
 
 from tests.child_env import child_env
 from tests.servers import free_port
-from tests.service_server import CLI, Server, start_server
+from tests.service_server import CLI, Server, start_server, terminate
 
 REDIS = shutil.which("redis-server") or "/usr/bin/redis-server"
 
@@ -71,13 +71,8 @@ class Worker:
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(timeout=30)
 
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.kill()
+    def stop(self) -> None:  # a warm shutdown lets a running session finish
+        terminate(self.process, timeout=60)
 
 
 def deployment_env(database_url: str, broker_url: str) -> dict[str, str]:
@@ -115,14 +110,7 @@ def stopped(*processes: Server | Worker) -> Iterator[None]:
         yield
     finally:
         for process in processes:
-            if isinstance(process, Worker):
-                process.stop()
-            elif process.process.poll() is None:
-                process.process.send_signal(signal.SIGTERM)
-                try:
-                    process.process.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+            process.stop()
 
 
 def which_worker_runs(workers: list[Worker], session_id: str, timeout: float = 120) -> Worker:

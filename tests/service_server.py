@@ -35,6 +35,9 @@ class Server:
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(timeout=30)
 
+    def stop(self) -> None:
+        terminate(self.process, timeout=30)
+
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")[-4000:]
 
@@ -73,12 +76,18 @@ def running_server(home: Path, **kwargs) -> Iterator[Server]:
     try:
         yield server
     finally:
-        if server.process.poll() is None:
-            server.process.send_signal(signal.SIGTERM)
-            try:
-                server.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.kill()
+        server.stop()
+
+
+def terminate(process: subprocess.Popen, timeout: float) -> None:
+    """SIGTERM, then SIGKILL when it has not exited within ``timeout`` seconds."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=30)
 
 
 def read_events(client: httpx.Client, session_id: str, last_event_id: int | None = None,
