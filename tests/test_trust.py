@@ -206,6 +206,20 @@ def test_similar_claims_with_conflicting_numbers_do_not_cross_validate():
     assert [c["source_ids"] for c in result["claims"]] == [["kb:1"], ["kb:2"]]
 
 
+def test_similar_claims_about_different_named_things_do_not_cross_validate():
+    """Worded alike and similar enough, but each names something the other does not (an
+    album and an EP of one band): two facts, not one fact found twice."""
+    album = "OK Go is the debut studio album by American rock band OK Go"
+    ep = "The Brown EP is the first EP by American rock band OK Go"
+    a = finding("f1", "kb:1", 0.7, text=album)
+    b = finding("f2", "kb:2", 0.7, text=ep)
+    sources = [kb("kb:1", "d1", text=f"{album}."), kb("kb:2", "d2", text=f"{ep}.")]
+    # word-Jaccard stands in for the encoder, which scores such a pair 0.87
+    result = run([sheet("sq_001", [a]), sheet("sq_002", [b])], [a, b], sources,
+                 ResearchConfig(cross_validation_similarity=0.4))
+    assert [c["status"] for c in result["claims"]] == ["single_source", "single_source"]
+
+
 def test_unverified_claims_and_hallucination_score():
     good = [finding(f"f{i}", "kb:1", 0.9) for i in range(3)]
     bad = finding("f9", "kb:1", 0.9, text="The viaduct was painted bright pink in 1850")

@@ -58,14 +58,17 @@ def same_text(a: str, b: str) -> bool:
     return _words(a) == _words(b)
 
 
-def stated_names(doc: Doc | None) -> list[tuple[str, list[str]]]:
+def stated_names(doc: Doc | None, measures: bool = True) -> list[tuple[str, list[str]]]:
     """Each name the parse finds, with the words that identify it: a named entity's words
-    but stop words (of a date, time or amount only its proper nouns), then each run of
-    capitalised proper nouns the entity recogniser missed ("the Loire")."""
+    but stop words (of a date, time or amount only its proper nouns, or nothing without
+    ``measures``), then each run of capitalised proper nouns the entity recogniser missed
+    ("the Loire")."""
     if doc is None:
         return []
     names = []
     for ent in doc.ents:
+        if ent.label_ in MEASURE_LABELS and not measures:
+            continue
         if ent.label_ in MEASURE_LABELS:
             tokens = [t for t in ent if t.is_alpha and t.pos_ == "PROPN"]
         else:
@@ -84,6 +87,20 @@ def stated_names(doc: Doc | None) -> list[tuple[str, list[str]]]:
             run = []
     named = [(text, [w for t in tokens for w in _words(t.text)]) for text, tokens in names]
     return [(text, words) for text, words in named if words]
+
+
+def name_words(texts: Sequence[str]) -> list[list[set[str]]]:
+    """Per text, the words of each thing it names, dates and amounts aside (numbers are
+    compared on their own, and "in 2004" states what "on 16 December 2004" states less
+    precisely); one parse batch for all."""
+    docs = parse_batch(list(texts), TAGS_AND_ENTITIES_ONLY)
+    return [[set(words) for _, words in stated_names(doc, measures=False)] for doc in docs]
+
+
+def names_covered(names: list[set[str]], other: str) -> bool:
+    """Every name (its words) of one statement is stated by ``other`` too."""
+    present = set(_words(other))
+    return all(words <= present for words in names)
 
 
 def missing_facts(statement: Statement, doc: Doc | None) -> list[str]:

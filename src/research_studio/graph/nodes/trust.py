@@ -22,7 +22,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Indel
 
 from research_studio.config import ResearchConfig
-from research_studio.graph.claim_check import Statement, check_statements
+from research_studio.graph.claim_check import Statement, check_statements, name_words, names_covered
 from research_studio.graph.deps import ResearchDeps, SimilarityFn
 from research_studio.graph.text_analysis import numbers_disagree, numeric_tokens
 from research_studio.state import (
@@ -240,7 +240,10 @@ def corroborations(claims: Sequence[Claim], verified: dict[str, list[str]],
                    sources: dict[str, Source], similarity: SimilarityFn,
                    threshold: float) -> dict[str, list[str]]:
     """Per claim, the sources of *other* verified claims that independently say the same:
-    similar enough, no conflicting numbers, and at least one source of a different document."""
+    similar enough, no conflicting numbers, each naming only what the other names (two
+    facts worded alike about different things, "OK Go is the debut album by OK Go" and
+    "The Brown EP is the first EP by OK Go", reach the similarity), and at least one
+    source of a different document."""
     ids = [c["claim_id"] for c in claims if verified.get(c["claim_id"])]
     if len(ids) < 2:
         return {}
@@ -249,12 +252,16 @@ def corroborations(claims: Sequence[Claim], verified: dict[str, list[str]],
     sim = np.asarray(similarity(texts, texts))
     numbers = [numeric_tokens(t) for t in texts]
     keys = [_independent_keys(verified[cid], sources) for cid in ids]
+    similar = [(i, j) for i in range(len(ids)) for j in range(len(ids))
+               if i != j and sim[i, j] >= threshold and not numbers_disagree(numbers[i], numbers[j])
+               and keys[j] - keys[i]]
+    names = name_words([texts[k] for k in sorted({k for pair in similar for k in pair})]) \
+        if similar else []
+    names_of = dict(zip(sorted({k for pair in similar for k in pair}), names, strict=True))
     found: dict[str, list[str]] = {}
-    for i, cid in enumerate(ids):
-        for j, other in enumerate(ids):
-            if (i != j and sim[i, j] >= threshold and not numbers_disagree(numbers[i], numbers[j])
-                    and keys[j] - keys[i]):
-                found.setdefault(cid, []).extend(verified[other])
+    for i, j in similar:
+        if names_covered(names_of[i], texts[j]) and names_covered(names_of[j], texts[i]):
+            found.setdefault(ids[i], []).extend(verified[ids[j]])
     return {cid: list(dict.fromkeys(extra)) for cid, extra in found.items()}
 
 
