@@ -255,9 +255,9 @@ def corroborations(claims: Sequence[Claim], verified: dict[str, list[str]],
     similar = [(i, j) for i in range(len(ids)) for j in range(len(ids))
                if i != j and sim[i, j] >= threshold and not numbers_disagree(numbers[i], numbers[j])
                and keys[j] - keys[i]]
-    names = name_words([texts[k] for k in sorted({k for pair in similar for k in pair})]) \
-        if similar else []
-    names_of = dict(zip(sorted({k for pair in similar for k in pair}), names, strict=True))
+    involved = sorted({k for pair in similar for k in pair})  # parsed once each, if any
+    names_of = dict(zip(involved, name_words([texts[k] for k in involved]), strict=True)) \
+        if involved else {}
     found: dict[str, list[str]] = {}
     for i, j in similar:
         if names_covered(names_of[i], texts[j]) and names_covered(names_of[j], texts[i]):
