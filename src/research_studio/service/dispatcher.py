@@ -14,7 +14,7 @@ from typing import Any
 
 from research_studio.graph.session import Workspace
 from research_studio.service.events import EventBoard, EventRecorder
-from research_studio.store.sessions import TERMINAL
+from research_studio.store.sessions import TERMINAL, UNFINISHED
 from research_studio.workers.queue import celery_app, new_dispatch_id, send_session
 from research_studio.workers.sweeper import sweep
 
@@ -47,7 +47,7 @@ class WorkerDispatcher:
         return sum(row["status"] == "queued" for row in self.store.unfinished_rows())
 
     def is_active(self, session_id: str) -> bool:
-        return self.store.get(session_id)["status"] in ("queued", "running")
+        return self.store.get(session_id)["status"] in UNFINISHED
 
     def submit(self, session_id: str, answer: Any = None) -> None:
         """Record the session as queued under a new dispatch, then hand it to the broker;
@@ -67,7 +67,7 @@ class WorkerDispatcher:
         if row["status"] in TERMINAL:
             return False
         self.store.request_cancel(session_id)
-        if row["status"] != "running" or self.workspace.leases.is_free(session_id):
+        if not self.workspace.leases.running_elsewhere(row):
             self.store.update(session_id, status="cancelled")
             self.record(session_id, "status", {"status": "cancelled"})
         return True

@@ -136,7 +136,7 @@ class SessionRunner:
         task = self._tasks.get(session_id)
         if task is not None:
             task.cancel()
-        elif row["status"] == "running" and not self.workspace.leases.is_free(session_id):
+        elif self.workspace.leases.running_elsewhere(row):
             pass  # another server runs it: its run sees the request and stops
         else:  # waiting for an answer, or left by a process that is gone
             self._finish(session_id, "cancelled")
@@ -146,10 +146,11 @@ class SessionRunner:
         """Resume every session a previous server process left queued or running and no
         live process runs; close those a person had asked to cancel."""
         resumed = []
-        for session_id in self.store.unfinished():
+        for row in self.store.unfinished_rows():
+            session_id = row["id"]
             if not self.workspace.leases.is_free(session_id):
                 continue  # another live server runs it
-            if self.store.get(session_id).get("cancel_requested"):
+            if row["cancel_requested"]:
                 self._finish(session_id, "cancelled")
                 continue
             log.info("resuming session %s from its last checkpoint", session_id)

@@ -60,6 +60,11 @@ class SessionLeases:
         finally:
             conn.close()
 
+    def running_elsewhere(self, row: dict[str, Any]) -> bool:
+        """The session (its row) is running and a live process holds its lease: that run
+        stops on a cancel request by itself."""
+        return row["status"] == "running" and not self.is_free(row["id"])
+
     def is_free(self, session_id: str) -> bool:
         """No live process holds the session's lease (it is taken and let go at once)."""
         with self.hold(session_id) as granted:

@@ -287,10 +287,7 @@ class SessionStore:
 
     def unfinished(self) -> list[str]:
         """Sessions a crashed or stopped server left queued or running, oldest first."""
-        with Session(self.engine) as db:
-            return list(db.scalars(select(ResearchSession.id)
-                                   .where(ResearchSession.status.in_(UNFINISHED))
-                                   .order_by(ResearchSession.created_at)))
+        return [row["id"] for row in self.unfinished_rows()]
 
     def add_event(self, session_id: str, kind: str, data: dict[str, Any]) -> int:
         with Session(self.engine) as db, db.begin():
