@@ -44,12 +44,16 @@ def _db_rows(home: Path, sql: str, database: str = "sessions.db") -> list[tuple]
             return []
 
 
-def test_killed_run_resumes_with_nothing_lost(bridges_home, tmp_path):
-    process = subprocess.Popen(
+def start_research(home: Path, output: int = subprocess.DEVNULL) -> subprocess.Popen:
+    """The long sequential research of the test corpus in its own CLI process."""
+    return subprocess.Popen(
         [str(CLI), "research", QUESTION, "--kb", "bridges", "--mode", "hierarchical",
-         "--clarify", "never", "--sequential", "--home", str(bridges_home)],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env=child_env())
+         "--clarify", "never", "--sequential", "--home", str(home)],
+        stdin=subprocess.DEVNULL, stdout=output, stderr=output, text=True, env=child_env())
+
+
+def test_killed_run_resumes_with_nothing_lost(bridges_home, tmp_path):
+    process = start_research(bridges_home)
     deadline = time.monotonic() + 300
     before: set[str] = set()
     while time.monotonic() < deadline and process.poll() is None:
@@ -149,11 +153,7 @@ def test_a_session_that_keeps_killing_its_process_is_quarantined(bridges_home, t
 
 
 def test_ctrl_c_leaves_the_session_interrupted_and_names_it(bridges_home):
-    process = subprocess.Popen(
-        [str(CLI), "research", QUESTION, "--kb", "bridges", "--mode", "hierarchical",
-         "--clarify", "never", "--sequential", "--home", str(bridges_home)],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=child_env())
+    process = start_research(bridges_home, output=subprocess.PIPE)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and process.poll() is None:
         if _db_rows(bridges_home, "SELECT finding_id FROM research_findings"):
@@ -178,11 +178,7 @@ def test_a_sub_question_killed_mid_research_resumes_from_its_last_iteration(brid
                                                                            tmp_path):
     """The sub-agent is a checkpointed subgraph: a process killed after a sub-question's
     first iteration resumes it there, repeating at most the iteration it was in."""
-    process = subprocess.Popen(
-        [str(CLI), "research", QUESTION, "--kb", "bridges", "--mode", "hierarchical",
-         "--clarify", "never", "--sequential", "--home", str(bridges_home)],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env=child_env())
+    process = start_research(bridges_home)
     deadline = time.monotonic() + 300
     # the sub-agent's input, start and one iteration's six steps are checkpointed by then
     while time.monotonic() < deadline and process.poll() is None \
