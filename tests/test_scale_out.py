@@ -152,7 +152,8 @@ def test_a_worker_killed_mid_session_hands_it_to_the_other_with_nothing_lost(dep
         time.sleep(0.02)
     assert before, "no findings were stored before the deadline"
     victim.kill()
-    assert d.store.get(session_id)["status"] == "running", "it finished before the kill"
+    # "queued" too: the survivor's sweep may re-queue it the moment the lease is freed
+    assert d.store.get(session_id)["status"] not in TERMINAL, "it finished before the kill"
 
     seen_on_b: list[dict] = []
 
