@@ -1,6 +1,7 @@
 """Which entities of retrieved evidence become the next hop: names connected to the
 question and specific to the collection, not words every passage shares."""
 
+from research_studio.config import ResearchConfig
 from research_studio.graph.text_analysis import linked_entities
 from research_studio.knowledge.lexical import LexicalIndex
 
@@ -120,9 +121,9 @@ def test_a_name_of_the_asked_kind_outranks_names_found_beside_it():
     what a question about a river follows first, where its shared word used to halve it."""
     passage = ("Oak Bridge. The Oak Bridge spans a deep channel of the Nelson River south of "
                "Cross Lake, linking eastern Manitoba with the rest of Canada.")
-    ranked = linked_entities(KIND_QUESTION, [passage])
-    assert ranked[0] == "Nelson River", ranked
+    weight = ResearchConfig().asked_kind_weight
+    assert linked_entities(KIND_QUESTION, [passage], asked_kind_weight=weight)[0] == "Nelson River"
     # a name that restates the question's own name stays discounted
     restating = "Oak Bridge Road. Oak Bridge Road runs past Cross Lake."
-    ranked = linked_entities(KIND_QUESTION, [restating])
+    ranked = linked_entities(KIND_QUESTION, [restating], asked_kind_weight=weight)
     assert ranked.index("Cross Lake") < ranked.index("Oak Bridge Road"), ranked

@@ -835,7 +835,7 @@ def test_claim_selection_prefers_sources_that_several_sub_questions_found():
     shared = {"claim_id": "c2", "text": "Tides rise twice a day in most seas.", "confidence": 0.5,
               "source_ids": ["kb:t:shared"], "status": "single_source"}
     pick = lambda reach: select_claims(QUESTION, QUESTION, [near_miss, shared], 1, set(), [],  # noqa: E731
-                                       [False] * 2, reach)
+                                       [False] * 2, reach, stated_term_weight=1.0)
     assert pick(None) == [near_miss]
     assert pick({"kb:t:once": 0.25, "kb:t:shared": 1.0}) == [shared]
 
@@ -851,11 +851,13 @@ def test_claim_selection_covers_the_part_of_the_question_not_yet_stated():
                 "staged around 1600.", "confidence": 0.5, "source_ids": ["kb:t:b"], "status": "verified"}
     birth = {"claim_id": "c", "text": "William Shakespeare was born in Stratford-upon-Avon in 1564.",
              "confidence": 0.6, "source_ids": ["kb:t:c"], "status": "verified"}
+    weight = ResearchConfig().stated_term_weight
     assert select_claims(question, question, [restated, birth, author], 2, set(), [],
-                         [False] * 3) == [author, birth]
+                         [False] * 3, stated_term_weight=weight) == [author, birth]
     assert select_claims(question, question, [restated, birth], 1, {"kb:t:a"}, [author],
-                         [False] * 2) == [birth]
-    assert select_claims(question, question, [restated, birth], 1, set(), [], [False] * 2) == [restated]
+                         [False] * 2, stated_term_weight=weight) == [birth]
+    assert select_claims(question, question, [restated, birth], 1, set(), [], [False] * 2,
+                         stated_term_weight=weight) == [restated]
 
 
 def test_a_claim_another_section_shows_is_not_shown_again_but_a_fact_worded_alike_is():
@@ -870,7 +872,8 @@ def test_a_claim_another_section_shows_is_not_shown_again_but_a_fact_worded_alik
              "confidence": 0.7, "source_ids": ["kb:t:c"], "status": "verified"}
     restated = restates([again, album], shown, overlap)
     assert restated == [True, False]
-    assert select_claims(QUESTION, QUESTION, [again, album], 2, set(), shown, restated) == [album]
+    assert select_claims(QUESTION, QUESTION, [again, album], 2, set(), shown, restated,
+                         stated_term_weight=1.0) == [album]
 
 
 def test_term_overlap_weighs_terms_already_stated():

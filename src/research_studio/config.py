@@ -352,6 +352,14 @@ class ResearchConfig(BaseModel):
     # engine's cross-validation, which compares meaning (cross_validation_similarity)
     duplicate_quote_overlap: Fraction = 0.85
     results_per_query: PositiveInt = 8
+    # hops of a chain (graph/text_analysis.linked_entities): a linked name whose head word
+    # is the kind of thing the question asks for ("Nelson River" for "which river …") is
+    # a typed candidate, its score multiplied by this. 1 ignores the type; the weight must
+    # stay below the ratio between the evidence's best-linked name and a runner-up whose
+    # head matches only loosely ("Mexico City" for "the most populous city"), which on
+    # MuSiQue's plans reached 2: from 2 up such names took hops from the supporting
+    # paragraphs' names (docs/lab-log.md §4).
+    asked_kind_weight: float = Field(default=1.5, ge=1.0)
     findings_per_result: NonNegativeInt = 2
     # parallelism (seed 001: sequential priority order is an option)
     parallel: bool = True
@@ -375,6 +383,13 @@ class ResearchConfig(BaseModel):
     meta_synthesis_cost_usd: NonNegativeFloat = 0.15
     # report: one claim budget shared by all sections (by priority), the same in both modes
     max_report_claims: NonNegativeInt = 20
+    # while the writer picks a section's claims, a question term that a chosen claim
+    # already states counts this much instead of 1 towards the next claim's relevance,
+    # so the next claims are chosen for the parts of the question not yet covered. Half:
+    # a restated term still counts (a chain's answer sentence repeats the bridge's
+    # name), but a claim stating a new part of the question wins over one repeating the
+    # same part (docs/lab-log.md §4).
+    stated_term_weight: Fraction = 0.5
     min_claims_per_section: NonNegativeInt = 3
     # a claim is not shown again under a second section when its content words overlap a
     # shown claim's by this Jaccard (the same quote), nor repeated in the summary at the

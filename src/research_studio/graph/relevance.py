@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from research_studio.graph.deps import SimilarityFn
-from research_studio.graph.text_analysis import entities
 from research_studio.state import Claim
+from research_studio.understanding.names import entities
 
 
 def claim_relevance(question: str, sub_question_text: dict[str, str], claims: Sequence[Claim],

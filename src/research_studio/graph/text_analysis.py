@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from research_studio.knowledge.lexical import tokenize
 from research_studio.knowledge.structure import (
@@ -14,26 +15,10 @@ from research_studio.knowledge.structure import (
     find_blocks,
     sentences,
 )
+from research_studio.understanding.names import names_of_each
+from research_studio.understanding.parser import parse
 
-_ENTITY = re.compile(
-    r"\b(?:[A-Z][\w'’.-]*(?:[ \t]+(?:of|the|de|la|von|van|and|&)?[ \t]*[A-Z][\w'’.-]*){0,4})")
-_LEADING_FILLERS = frozenset(
-    "The A An In On At For From By With And But Or If When Where What Which Who Whom Whose Why "
-    "How Is Are Was Were Do Does Did This That These Those It Its He She They We You I His Her "
-    "Their Our My After Before During Since Although However While As Following Born Later "
-    "Also Then There Here Some Many Most Both Each Other Another Such".split())
-_QUESTION_TERMS = frozenset("also one many much".split())
-# capitalised but never the name of a thing a hop could look up
-CALENDAR_WORDS = frozenset(
-    "January February March April May June July August September October November December "
-    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split())
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
-# A linked name whose head word is the kind the question asks for ("Nelson River" for
-# "which river …") is a typed candidate. MuSiQue 100 plans: at 1.5 the Kichi Sipi plan
-# follows the Nelson River (its supporting paragraph); at 2–3 loose heads take plan hops
-# ("Warn That Man" for "the man …"). A loose head can win a follow-up hop even at 1.5
-# ("Mexico City" for "the most populous city": one four-hop run lost a quarter).
-ASKED_KIND_WEIGHT = 1.5
 
 
 # the longest stretch read as one statement; ``evidence_units`` cuts anything longer, so
@@ -127,7 +112,7 @@ def content_terms(text: str) -> set[str]:
 
 def ordered_terms(text: str) -> list[str]:
     """Content terms in the order the text uses them (first occurrence)."""
-    return list(dict.fromkeys(t for t in tokenize(text) if t not in _QUESTION_TERMS and len(t) > 1))
+    return list(dict.fromkeys(t for t in tokenize(text) if len(t) > 1))
 
 
 def term_overlap(query: str, text: str, stated: set[str] | None = None,
@@ -157,37 +142,14 @@ def hop_terms(parts: list[str], present: set[str]) -> list[str]:
     return list(dict.fromkeys(terms))
 
 
-def _sentence_initial(text: str, position: int) -> bool:
-    before = text[:position].rstrip()
-    return not before or before[-1] in ".!?\n:;\"'(["
-
-
-def entities(text: str, limit: int = 12) -> list[str]:
-    """Capitalised phrases (names, titles, places), most frequent first. A single word
-    that is capitalised only because it opens a sentence is not a name."""
-    counts: dict[str, int] = {}
-    mid_sentence = {m.group(0) for m in _ENTITY.finditer(text)
-                    if not _sentence_initial(text, m.start())}
-    for match in _ENTITY.finditer(text):
-        if (" " not in match.group(0).strip() and _sentence_initial(text, match.start())
-                and match.group(0) not in mid_sentence):
-            continue
-        words = match.group(0).strip(" .,'’").split()
-        while words and words[0] in _LEADING_FILLERS:
-            words = words[1:]
-        phrase = " ".join(words)
-        if ". " in phrase:  # ran over a sentence end
-            phrase = phrase.split(". ")[0]
-        if len(phrase) >= 3 and not phrase.isdigit():
-            counts[phrase] = counts.get(phrase, 0) + 1
-    return sorted(counts, key=lambda p: (-counts[p], -len(p)))[:limit]
-
-
-def answer_kinds(question: str) -> set[str]:
-    """The question's common nouns, written in lower case ("which river", "the county"):
-    the kinds of thing it asks about, not names it already gives."""
-    capitalised = set(tokenize(" ".join(re.findall(r"\b[A-Z][\w'’-]*", question))))
-    return {t for t in content_terms(question) if t not in capitalised}
+@lru_cache(maxsize=256)
+def answer_kinds(question: str) -> frozenset[str]:
+    """The common nouns of the question ("which river", "the county"): the kinds of thing
+    it asks about, not names it already gives. Empty when it cannot be parsed."""
+    doc = parse(question)
+    if doc is None:
+        return frozenset()
+    return frozenset(t for token in doc if token.pos_ == "NOUN" for t in tokenize(token.text))
 
 
 def kinds_named(entity: str, kinds: set[str]) -> set[str]:
@@ -198,7 +160,7 @@ def kinds_named(entity: str, kinds: set[str]) -> set[str]:
 
 def linked_entities(question: str, passages: list[str],
                     specificity: Callable[[str], float] | None = None, limit: int = 12,
-                    rarity_power: float = 2.0) -> list[str]:
+                    rarity_power: float = 2.0, asked_kind_weight: float = 1.5) -> list[str]:
     """Entities of retrieved passages that most likely answer a hop of ``question``.
 
     An entity earns weight from each sentence that names it, mostly for the terms the
@@ -207,20 +169,20 @@ def linked_entities(question: str, passages: list[str],
     ``rarity_power``, squared by default: 'American' names nothing in particular) and by
     how much of it the question does not already say — a head word that is the kind the
     question asks for (``answer_kinds``) is not a restatement but a sign of the right
-    type, and weighs ``ASKED_KIND_WEIGHT``. Month and day names are never hops.
+    type, and weighs ``asked_kind_weight`` (``ResearchConfig.asked_kind_weight``).
     """
     asked = question.lower()
     wanted = content_terms(question)
+    # an infobox's names each count with the part of it that names them, not with the
+    # whole flattened box (which shares every term with the question); a table likewise,
+    # so the text is read without its structure (``blocks=[]``)
+    units = [(rank, sentence.text) for rank, passage in enumerate(passages)
+             for sentence in evidence_units(passage, min_chars=1, overlap=False, blocks=[])]
     scores: dict[str, float] = {}
-    for rank, passage in enumerate(passages):
-        # an infobox's names each count with the part of it that names them, not with
-        # the whole flattened box (which shares every term with the question); a table
-        # likewise, so the text is read without its structure (``blocks=[]``)
-        for sentence in evidence_units(passage, min_chars=1, overlap=False, blocks=[]):
-            overlap = len(wanted & content_terms(sentence.text))
-            for entity in entities(sentence.text, limit=50):
-                if entity.lower() in asked or entity in CALENDAR_WORDS:
-                    continue
+    for (rank, text), names in zip(units, names_of_each([t for _, t in units]), strict=True):
+        overlap = len(wanted & content_terms(text))
+        for entity in dict.fromkeys(names):
+            if entity.lower() not in asked:
                 scores[entity] = scores.get(entity, 0.0) + (0.25 + overlap) / (1.0 + rank)
     kinds = answer_kinds(question)
     ranked = {}
@@ -229,7 +191,7 @@ def linked_entities(question: str, passages: list[str],
         named = kinds_named(entity, kinds)
         novelty = len(terms - (wanted - named)) / len(terms) if terms else 0.0
         rarity = specificity(entity) if specificity else 1.0
-        kind_weight = ASKED_KIND_WEIGHT if named else 1.0
+        kind_weight = asked_kind_weight if named else 1.0
         ranked[entity] = score * novelty * rarity ** rarity_power * kind_weight
     return [e for e in sorted(ranked, key=lambda e: (-ranked[e], -len(e))) if ranked[e] > 0][:limit]
 

@@ -12,11 +12,10 @@ import itertools
 
 from spacy.tokens import Doc, Span, Token
 
+from research_studio.understanding.names import names_in_doc
+
 _WH_TAGS = ("WP", "WDT", "WRB", "WP$")
 _NOMINAL = ("NOUN", "PROPN")
-# entity labels that name a thing one can look up (not a date, a count or an amount)
-_NAME_LABELS = ("PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT",
-                "WORK_OF_ART", "LAW", "LANGUAGE")
 _LEFT_MODIFIERS = ("compound", "amod", "nmod", "nummod", "npadvmod", "punct", "poss", "case")
 
 
@@ -227,18 +226,8 @@ def _without_determiner(text: str, chunk: Span) -> str:
 
 
 def names(text: str, doc: Doc) -> list[str]:
-    """The names a question gives, longest first: named entities of the kinds one looks
-    up, and runs of proper nouns the tagger sees (titles it does not know)."""
-    found = [text_of(text, list(e)) for e in doc.ents if e.label_ in _NAME_LABELS]
-    run: list[Token] = []
-    for token in [*doc, None]:
-        if token is not None and token.pos_ == "PROPN":
-            run.append(token)
-            continue
-        if run:
-            found.append(text_of(text, run))
-            run = []
-    unique = [n for n in dict.fromkeys(found) if len(n) >= 2]
+    """The names a question gives (``names.names_in_doc``), longest first."""
+    unique = list(dict.fromkeys(names_in_doc(text, doc)))
     return sorted(unique, key=lambda n: (-len(n.split()), -len(n)))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
+from spacy.tokens import Token
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
@@ -19,8 +20,10 @@ from research_studio.graph.nodes.common import (
     research_query,
 )
 from research_studio.graph.nodes.schemas import CoverageOutput
-from research_studio.graph.text_analysis import content_terms, entities
+from research_studio.graph.text_analysis import content_terms
 from research_studio.state import ResearchState
+from research_studio.understanding.names import entities
+from research_studio.understanding.parser import parse
 
 END_COMMANDS = {"/end", "/done", "/skip"}
 
@@ -43,17 +46,37 @@ def clarification_queries(state: ResearchState, config: ResearchConfig) -> list[
     return unique[:config.hitl_queries]
 
 
-# words that ask for something rather than name it: never a gap to ask the user about
-# ("Nothing was found yet about tell" was a real question this step asked)
-_REQUEST_WORDS = frozenset(
-    "about tell explain know want give overview compare describe please summarize summarise "
-    "discuss need like would could can should me us".split())
+def _asks_the_reader(verb: Token) -> bool:
+    """A verb of the request itself: an instruction ("Explain …", "tell me …"), or one
+    whose subject is the person asking or the one asked ("Can you tell …", "I want to
+    know …"), or the complement of such a verb ("want to *know*")."""
+    if verb.pos_ not in ("VERB", "AUX"):
+        return False
+    subjects = [c for c in verb.children if c.dep_.startswith("nsubj")]
+    if any(s.morph.get("Person") in (["1"], ["2"]) for s in subjects):
+        return True
+    if verb.tag_ == "VB" and not subjects and verb.dep_ in ("ROOT", "conj"):
+        return True
+    return verb.dep_ in ("xcomp", "conj") and verb.head is not verb and _asks_the_reader(verb.head)
+
+
+def asked_terms(query: str) -> set[str]:
+    """The content terms of what the question asks about, without the words of the
+    request around it ("Can you tell me about …", "Explain …", "please") or its
+    prepositions: those are never
+    a gap to ask the person about ("Nothing was found yet about tell" was a real question
+    this step asked). Read from the parse; all content terms when it cannot be parsed."""
+    doc = parse(query)
+    if doc is None:
+        return content_terms(query)
+    kept = [t.text for t in doc if t.pos_ not in ("INTJ", "ADP") and not _asks_the_reader(t)]
+    return content_terms(" ".join(kept))
 
 
 def deterministic_coverage(query: str, texts: list[str]) -> tuple[float, list[str]]:
     """Coverage = share of the question's content terms found in the retrieved text;
     gaps = the terms that are missing. Words of the request itself do not count."""
-    wanted = content_terms(query) - _REQUEST_WORDS
+    wanted = asked_terms(query)
     if not wanted:
         return 0.0, []
     found = content_terms(" ".join(texts))

@@ -8,7 +8,6 @@ the findings' own sentences, so a weak model never gets the chance to blend or i
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Sequence
 
 import networkx as nx
@@ -16,7 +15,7 @@ import numpy as np
 from langgraph.runtime import Runtime
 
 from research_studio.graph.deps import ResearchDeps, SimilarityFn
-from research_studio.graph.text_analysis import NUMBER, entities, numbers_disagree, numeric_tokens
+from research_studio.graph.text_analysis import numbers_disagree, numeric_tokens
 from research_studio.state import (
     DEFAULT_CONFIDENCE,
     FactSheet,
@@ -27,6 +26,8 @@ from research_studio.state import (
     Source,
     SubQuestion,
 )
+from research_studio.understanding.names import names_of_each
+from research_studio.understanding.parser import parse_batch
 
 Similarity = SimilarityFn | np.ndarray
 
@@ -34,29 +35,29 @@ SAME_TOPIC = 0.75  # findings about the same thing (contradiction / agreement)
 NEAR_DUPLICATE = 0.9  # findings merged into one insight
 MAX_PATTERNS = 10
 
-_YEAR = re.compile(r"\b(?:1\d{3}|20\d{2})\b")
-_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|"
-           "december")
-_MONTH = re.compile(rf"\b(?:{_MONTHS})\b", re.IGNORECASE)
-_DAY_OF_MONTH = re.compile(rf"\b(?:(?:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?\b|"
-                           rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b)",
-                           re.IGNORECASE)
-_DEFINITION = (" is a ", " is an ", " are ", " refers to ")
+# spaCy's English entity labels of amounts, and of dates and times
+_AMOUNT_LABELS = frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"})
+_TIME_LABELS = frozenset({"DATE", "TIME"})
 
 
 # ---- text features ---------------------------------------------------------------------------
-def insight_type(text: str) -> str:
-    """Coarse kind of statement so the writer can phrase it (a bare year is temporal)."""
-    without_dates = _DAY_OF_MONTH.sub(" ", text)
-    non_year_numbers = [n for n in NUMBER.findall(without_dates) if not _YEAR.fullmatch(n)]
-    if non_year_numbers:
-        return "quantitative"
-    if _YEAR.search(text) or _MONTH.search(text):
-        return "temporal"
-    padded = f" {text.lower()} "
-    if any(marker in padded for marker in _DEFINITION):
-        return "definition"
-    return "fact"
+def insight_types(texts: Sequence[str]) -> list[str]:
+    """The coarse kind of each statement, so the writer can phrase it: "quantitative"
+    when it states an amount, "temporal" a date or time, "definition" when it says what
+    its subject is ("X is a Y": a copula with a nominal predicate), else "fact". Read
+    with spaCy's entities and parse, in one batch; "fact" where the text cannot be read."""
+    kinds = []
+    for doc in parse_batch(list(texts), skip=("lemmatizer",)):
+        labels = {e.label_ for e in doc.ents} if doc is not None else set()
+        if labels & _AMOUNT_LABELS:
+            kinds.append("quantitative")
+        elif labels & _TIME_LABELS:
+            kinds.append("temporal")
+        elif doc is not None and any(c.dep_ == "attr" for s in doc.sents for c in s.root.children):
+            kinds.append("definition")
+        else:
+            kinds.append("fact")
+    return kinds
 
 
 def as_matrix(texts: list[str], similarity: Similarity) -> np.ndarray:
@@ -192,8 +193,7 @@ def merge_insights(findings: Sequence[Finding], similarity: Similarity) -> list[
         slot = next((k for k, lead in enumerate(leaders) if sim[lead, i] >= NEAR_DUPLICATE), None)
         if slot is None:
             leaders.append(i)
-            insights.append({"insight": finding.get("text", ""),
-                             "type": insight_type(finding.get("text", "")),  # type: ignore[typeddict-item]
+            insights.append({"insight": finding.get("text", ""), "type": "fact",
                              "confidence": round(finding.get("confidence", DEFAULT_CONFIDENCE), 4),
                              "finding_ids": [finding["finding_id"]],
                              "source_ids": [finding["source_id"]]})
@@ -202,6 +202,8 @@ def merge_insights(findings: Sequence[Finding], similarity: Similarity) -> list[
         insight["finding_ids"].append(finding["finding_id"])
         if finding["source_id"] not in insight["source_ids"]:
             insight["source_ids"].append(finding["source_id"])
+    for insight, kind in zip(insights, insight_types([i["insight"] for i in insights]), strict=True):
+        insight["type"] = kind  # type: ignore[typeddict-item]
     return insights
 
 
@@ -259,18 +261,13 @@ def cross_domain_patterns(fact_sheets: Sequence[FactSheet],
                        if f.get("finding_id") and f.get("source_id")}
     entity_domains: dict[str, list[str]] = {}
     source_domains: dict[str, list[str]] = {}
-    # one pass over all insights, so a word capitalised mid-sentence anywhere counts as a name
-    all_text = "\n".join(i.get("insight", "") for sheet in fact_sheets
-                         for i in sheet.get("key_insights", []))
-    names = entities(all_text, limit=200)
-    for sheet in fact_sheets:
-        domain = sheet["domain"]
-        for insight in sheet.get("key_insights", []):
-            text = insight.get("insight", "")
-            for name in (n for n in names if n in text):
-                entity_domains.setdefault(name, [])
-                if domain not in entity_domains[name]:
-                    entity_domains[name].append(domain)
+    insights = [(sheet["domain"], i) for sheet in fact_sheets for i in sheet.get("key_insights", [])]
+    names = names_of_each([i.get("insight", "") for _, i in insights])
+    for (domain, insight), named in zip(insights, names, strict=True):
+        for name in dict.fromkeys(named):
+            entity_domains.setdefault(name, [])
+            if domain not in entity_domains[name]:
+                entity_domains[name].append(domain)
             for source_id in _insight_sources(insight, finding_sources):
                 source_domains.setdefault(source_id, [])
                 if domain not in source_domains[source_id]:

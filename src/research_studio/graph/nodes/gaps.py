@@ -71,7 +71,7 @@ async def detect_gaps_node(state: ResearchState, runtime: Runtime[ResearchDeps])
         weak = len(by_sq[sq_id]) < config.min_findings or sections[sq_id] < config.min_confidence
         if not (weak or conflicts):
             continue
-        queries = follow_up_queries(sq, by_sq[sq_id], sources, 2, specificity)
+        queries = follow_up_queries(sq, by_sq[sq_id], sources, 2, specificity, config.asked_kind_weight)
         if missing:
             queries.append(f"{sq['question_text']} {' '.join(missing[:3])}")
         queries = [q for q in dict.fromkeys(queries)

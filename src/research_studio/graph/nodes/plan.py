@@ -32,6 +32,8 @@ from research_studio.graph.text_analysis import (
 from research_studio.state import ResearchState, SubQuestion
 from research_studio.understanding import QuestionKind, QuestionStructure, decompose, understand
 from research_studio.understanding.decompose import PlanRow, background_question
+from research_studio.understanding.facets import asks
+from research_studio.understanding.parser import parse
 
 
 def allocate_iterations(priorities: list[float], config: ResearchConfig) -> list[int]:
@@ -54,19 +56,18 @@ def allocate_cost(count: int, config: ResearchConfig) -> dict[str, float]:
             "per_sub_question_usd": round(research / count, 4) if count else 0.0}
 
 
-# the first word of a sub-question that asks something (or instructs the research)
-_ASKING_WORDS = frozenset(
-    "what who whom whose when where which why how is are was were do does did can could "
-    "should would will has have had list describe explain compare find identify name".split())
-
-
 def asks_something(text: str) -> bool:
-    """A sub-question asks: it ends with a question mark or opens with a question or
-    instruction word. A bare "17th century", "Grease" or a refusal ("The answer is not
+    """A sub-question asks: it ends with a question mark, or its parse opens with a
+    question word, an inverted auxiliary ("Is …", "Did …") or an instruction ("List …",
+    "Describe …"). A bare "17th century", "Grease" or a refusal ("The answer is not
     available in the document.") — all proposed by the embedded model — does not."""
-    words = text.split()
-    return bool(words) and (text.rstrip().endswith("?")
-                            or words[0].lower().strip(",:") in _ASKING_WORDS)
+    if text.rstrip().endswith("?"):
+        return True
+    doc = parse(text)
+    if doc is None or not len(doc):
+        return False
+    first = doc[0]
+    return asks(doc[:]) or (first.tag_ == "VB" and first.dep_ == "ROOT")
 
 
 def repeats_itself(text: str, span: int = 3) -> bool:
@@ -116,7 +117,8 @@ def chain_decomposition(question: str, structure: QuestionStructure, deps: Resea
     # rarity counts linearly here, not squared as for the whole question: the short clause
     # already puts its own passage first
     linked = linked_entities(parts[-1], [f"{h.title}. {h.text}" for h in hits],
-                             deps.kb.specificity_scorer(), rarity_power=1.0, limit=8)
+                             deps.kb.specificity_scorer(), rarity_power=1.0, limit=8,
+                             asked_kind_weight=config.asked_kind_weight)
     if structure.asked_kind:  # "the country where …": follow the names that read like a country
         linked = rank_by_kind(structure.asked_kind, linked, deps.similarity)
     linked = distinct_entities(linked)
@@ -137,7 +139,8 @@ def retrieval_decomposition(question: str, structure: QuestionStructure, deps: R
     if deps.kb is not None:
         hits = deps.kb.search(question, k=5)
         linked = distinct_entities(linked_entities(question, [f"{h.title}. {h.text}" for h in hits],
-                                                   deps.kb.specificity_scorer()))
+                                                   deps.kb.specificity_scorer(),
+                                                   asked_kind_weight=config.asked_kind_weight))
         for entity in linked[:max(0, config.max_sub_questions - 2)]:
             # the question itself, seen through the linked entity: a good query as it stands
             plan.append((f"{entity} — {question}", 0.7,

@@ -127,7 +127,7 @@ async def score_quality_node(state: dict, runtime: Runtime[ResearchDeps]) -> dic
     quality = score_quality(state["known_findings"], len(state["kept"]), len(state["candidates"]))
     follow_ups = follow_up_queries(state["sub_question"], state["known_findings"],
                                    state["known_sources"], max(1, config.max_tasks_per_iteration),
-                                   _specificity(runtime.context))
+                                   _specificity(runtime.context), config.asked_kind_weight)
     return {"quality": asdict(quality), "follow_ups": follow_ups,
             "session_iterations": state["session_iterations"] + 1,
             "round_iterations": state["round_iterations"] + 1}

@@ -24,7 +24,8 @@ class Task:
 
 def follow_up_queries(sub_question: SubQuestion, findings: list[Finding],
                       sources: dict[str, Source], limit: int,
-                      specificity: Callable[[str], float] | None = None) -> list[str]:
+                      specificity: Callable[[str], float] | None = None,
+                      asked_kind_weight: float = 1.0) -> list[str]:
     """Entity hops: the name in each piece of the best evidence most connected to the
     question (and most specific in the collection) that the question does not mention,
     paired with the question terms that evidence did not answer — those of the clause
@@ -40,7 +41,7 @@ def follow_up_queries(sub_question: SubQuestion, findings: list[Finding],
         missing = hop_terms(chain, content_terms(f"{source.get('title', '')} {passage}"))
         # the finding's own sentence ranks above the rest of its passage
         candidates = linked_entities(question, [finding["text"], f"{source.get('title', '')}. {passage}"],
-                                     specificity, limit=8)
+                                     specificity, limit=8, asked_kind_weight=asked_kind_weight)
         for entity in candidates:
             if entity.lower() in asked or any(entity.lower() in q for q in done):
                 continue
@@ -64,7 +65,8 @@ def select_strategy(sub_question: SubQuestion, iteration: int, findings: list[Fi
     breadth = [sub_question["question_text"], *sub_question.get("queued_queries", [])]
     breadth = [q for q in dict.fromkeys(breadth) if q.lower() not in done]
     if follow_ups is None:
-        follow_ups = follow_up_queries(sub_question, findings, sources, limit, specificity)
+        follow_ups = follow_up_queries(sub_question, findings, sources, limit, specificity,
+                                       config.asked_kind_weight)
     if config.strategy == "breadth" or (iteration == 0 and config.strategy != "depth"):
         ordered = [Task("kb", q, "breadth") for q in breadth] + [Task("kb", q, "depth") for q in follow_ups]
     elif config.strategy == "depth":

@@ -31,15 +31,10 @@ from research_studio.graph.nodes.schemas import SummaryOutput
 from research_studio.graph.relevance import bridged_claims, claim_relevance, relevant_claims
 from research_studio.graph.text_analysis import content_terms, sentences, similar_text, term_overlap
 from research_studio.state import MARKERS, Claim, ResearchState, Source
+from research_studio.understanding.references import opens_with_reference
 
 _CLAIM_REF = re.compile(r"\[C(\d+)\]")
 _STRENGTH_ORDER = ["cross_validated", "verified", "single_source"]  # strongest first
-_PRONOUNS = frozenset("he she it they his her its their this these those".split())
-# a question term the report's claims already state counts half towards a claim's
-# relevance, so later claims are chosen for the parts of the question not yet covered
-# (MuSiQue 100, real run: cited support 0.880 → 0.885, two four-hop questions gain a
-# quarter, none loses; the price: answer in report 0.670 → 0.650; docs/lab-log.md §4, change 25)
-STATED_TERM_WEIGHT = 0.5
 
 
 def _plain(text: str) -> str:
@@ -87,9 +82,8 @@ def claim_text(claim: Claim, sources: dict[str, Source]) -> str:
     """The claim as a reader sees it: an extracted sentence that opens with a pronoun gets
     its source's title, so "He worked on…" says who."""
     text = _clean(claim["text"])
-    first = text.split(" ", 1)[0].lower().strip(",.")
     title = sources.get(claim["source_ids"][0], {}).get("title", "") if claim["source_ids"] else ""
-    return f"{_clean(title)}: {text}" if first in _PRONOUNS and title else text
+    return f"{_clean(title)}: {text}" if title and opens_with_reference(claim["text"]) else text
 
 
 def claim_line(claim: Claim, citations: Citations) -> str:
@@ -130,7 +124,8 @@ def restates(claims: list[Claim], others: list[Claim], overlap: float) -> list[b
 
 def select_claims(question: str, sub_question: str, claims: list[Claim], quota: int,
                   cited_sources: set[str], shown: list[Claim], is_restated: list[bool],
-                  reach: dict[str, float] | None = None) -> list[Claim]:
+                  reach: dict[str, float] | None = None, *, stated_term_weight: float
+                  ) -> list[Claim]:
     """Evidence selection by relevance and diversity: greedily take the claim most relevant
     to the sub-question and the question, preferring sources not yet cited and sources
     that several sub-questions' research found (``reach``, see
@@ -147,13 +142,13 @@ def select_claims(question: str, sub_question: str, claims: list[Claim], quota: 
     reach = reach or {}
     while pool and len(chosen) < quota:
         def score(claim: Claim) -> float:
-            relevance = sum(term_overlap(asked, claim["text"], stated, STATED_TERM_WEIGHT)
+            relevance = sum(term_overlap(asked, claim["text"], stated, stated_term_weight)
                             for asked in (sub_question, question))
             # a source not cited yet outweighs a small relevance gain: reports then cover
-            # more of the evidence the research found (MuSiQue 40: cited support 0.765 →
-            # 0.777 at 0.5 → 1.0, same claim budget; docs/lab-log.md §4)
+            # more of the evidence the research found than the best-matching source's
+            # sentences (docs/lab-log.md §4)
             novelty = 1.0 if not set(claim["source_ids"]) & used else 0.0
-            # saved MuSiQue runs re-written: precision 0.118 → 0.126, recall not lower
+            # sources the sub-questions' research converged on are central to the question
             spread = max((reach.get(sid, 0.0) for sid in claim["source_ids"]), default=0.0)
             return claim.get("confidence", 0.0) + relevance + novelty + spread
 
@@ -359,7 +354,8 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
     for sq, claims in claims_by_sq:
         restated = restates(claims, listed, config.shown_claim_overlap)
         shown = select_claims(question, sq["question_text"], claims, quotas[sq["sub_question_id"]],
-                              {s for c in listed for s in c["source_ids"]}, listed, restated, reach)
+                              {s for c in listed for s in c["source_ids"]}, listed, restated, reach,
+                              stated_term_weight=config.stated_term_weight)
         listed += shown
         shown_by_sq.append((sq, shown))
     written = await deps.stages.summary.write(deps, SummaryInput(

@@ -1,0 +1,108 @@
+"""The names a text gives: things one can look up (people, places, organisations, works,
+events), read with spaCy's entity recogniser rather than a grammar of capital letters.
+
+A name is a run of capitalised words or of words inside a name entity ("University of
+Oxford", "J. R. R. Tolkien"), so titles the recogniser does not know ("Warn That Man")
+are names too. Words of a date, time or amount entity are never part of one: the
+recogniser, not a list of month names, says that "August" in "August 18, 2009" is a date.
+Stop words (spaCy's list) that open a run ("The Kichi Sipi", "However, NASA") are not part
+of the name, and a lone capitalised word that only opens a sentence ("Boxing is …") is a
+name only when the recogniser says so.
+
+Only the recogniser runs (no tagger, no parser): it is most of the cost, about 3 ms a
+sentence on one core, and a sentence read once is not read again in the same process
+(passages come back in every iteration of a research).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from spacy.tokens import Doc, Token
+
+from research_studio.understanding.parser import parse_batch
+
+# spaCy's English entity labels for things one can look up (not a date, a count or an amount)
+NAME_LABELS = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT",
+                         "WORK_OF_ART", "LAW", "LANGUAGE"})
+# the components a name reader does not use: the recogniser has its own token vectors
+ONLY_ENTITIES = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer")
+# How many distinct texts keep their names in memory: the passages of a research run (a
+# few hundred sentences per sub-question) many times over, at a few hundred bytes each.
+CACHED_TEXTS = 20_000
+_SENTENCE_ENDS = ".!?"
+
+
+def _opens_sentence(token: Token) -> bool:
+    previous = token.doc[token.i - 1] if token.i else None
+    return previous is None or (previous.is_punct and previous.text in _SENTENCE_ENDS)
+
+
+def _runs(doc: Doc) -> list[list[Token]]:
+    named: set[int] = set()
+    measured: set[int] = set()
+    for entity in doc.ents:
+        (named if entity.label_ in NAME_LABELS else measured).update(range(entity.start, entity.end))
+
+    def part_of_name(token: Token, run: list[Token]) -> bool:
+        if token.i in named:
+            return True
+        if token.i in measured or not any(ch.isalpha() for ch in token.text):
+            return bool(run) and token.text == "-" and not run[-1].whitespace_  # "Kia-ngau"
+        if run and run[-1].text == "-" and not run[-1].whitespace_:
+            return True
+        return token.text[:1].isupper()
+
+    runs: list[list[Token]] = []
+    run: list[Token] = []
+    for token in [*doc, None]:
+        if token is not None and part_of_name(token, run):
+            run.append(token)
+            continue
+        while run and (run[0].is_stop or not any(ch.isalpha() for ch in run[0].text)):
+            run.pop(0)
+        while run and not any(ch.isalpha() or ch.isdigit() for ch in run[-1].text):
+            run.pop()
+        if run and not (len(run) == 1 and run[0].i not in named and _opens_sentence(run[0])):
+            runs.append(run)
+        run = []
+    return runs
+
+
+def names_in_doc(text: str, doc: Doc) -> list[str]:
+    """Every name of ``doc`` (read from ``text``) in reading order, repeats included."""
+    found = []
+    for run in _runs(doc):
+        name = " ".join(text[run[0].idx:run[-1].idx + len(run[-1].text)].split())
+        if len(name) >= 2 and not name.isdigit():
+            found.append(name)
+    return found
+
+
+def names_in_texts(texts: Sequence[str]) -> list[list[str]]:
+    """The names of each text (in reading order, repeats included), read in one batch;
+    empty lists when spaCy's English pipeline is not installed."""
+    docs = parse_batch(list(texts), skip=ONLY_ENTITIES)
+    return [names_in_doc(text, doc) if doc is not None else []
+            for text, doc in zip(texts, docs, strict=True)]
+
+
+_read: dict[str, tuple[str, ...]] = {}
+
+
+def names_of_each(texts: Sequence[str]) -> list[tuple[str, ...]]:
+    """``names_in_texts`` with each text read at most once per process (the memory is
+    emptied when it would hold more than ``CACHED_TEXTS`` texts)."""
+    unread = list(dict.fromkeys(t for t in texts if t not in _read))
+    if len(_read) + len(unread) > CACHED_TEXTS:
+        _read.clear()
+    for text, found in zip(unread, names_in_texts(unread), strict=True):
+        _read[text] = tuple(found)
+    return [_read[t] for t in texts]
+
+
+def entities(text: str, limit: int = 12) -> list[str]:
+    """The names of ``text``, most often named first (longer first on ties)."""
+    counts = Counter(names_of_each([text])[0])
+    return sorted(counts, key=lambda n: (-counts[n], -len(n)))[:limit]

@@ -1,0 +1,56 @@
+"""The names a text gives, read with spaCy's entity recogniser: what becomes a hop of a
+chain, a connection across sub-questions or a name the clarification step mentions."""
+
+import pytest
+
+from research_studio.understanding import names as names_module
+from research_studio.understanding.names import entities, names_in_texts
+
+
+def test_leading_stop_words_and_sentence_openers_are_not_names():
+    found = entities("The Millau Viaduct crosses the Tarn valley. Engineers from Eiffage built it.")
+    assert "Millau Viaduct" in found and "Eiffage" in found
+    assert "Engineers" not in found  # capitalised only because it opens a sentence
+    assert all(not name.startswith("The ") for name in found)
+
+
+@pytest.mark.parametrize("text", [
+    "The book was released on August 18, 2009.",
+    "Construction started in October and ended on a Monday.",
+    "It sold 25,000 copies in the 1990s.",
+])
+def test_dates_and_amounts_are_never_names(text):
+    assert entities(text) == []
+
+
+def test_titles_the_recogniser_does_not_know_are_read_whole():
+    found = entities("Warn That Man is a 1943 British comedy film directed by Lawrence Huntington.")
+    assert "Warn That Man" in found and "Lawrence Huntington" in found
+
+
+def test_entities_keep_their_inner_words_and_hyphens():
+    assert entities("Chang Kia-ngau.") == ["Chang Kia-ngau"]
+    found = entities("In 1990 the University of Oxford met the United States.")
+    assert "University of Oxford" in found and "United States" in found
+
+
+def test_a_list_of_names_is_not_one_name():
+    found = entities("Teams use React, Vue and Angular.")
+    assert {"React", "Vue", "Angular"} <= set(found)
+    assert not any(" and " in name for name in found)
+
+
+def test_most_named_first_and_each_text_read_once(monkeypatch):
+    text = "Lisbon is a port. Porto trades with Lisbon. Lisbon grew."
+    assert entities(text)[0] == "Lisbon"
+    calls = []
+    real = names_module.names_in_texts
+    monkeypatch.setattr(names_module, "names_in_texts",
+                        lambda texts: calls.append(list(texts)) or real(texts))
+    names_module.names_of_each([text, "Madrid is in Spain."])
+    assert calls == [["Madrid is in Spain."]]  # the first text was read by entities() above
+
+
+def test_without_the_english_pipeline_there_are_no_names(monkeypatch):
+    monkeypatch.setattr(names_module, "parse_batch", lambda texts, skip=(): [None] * len(texts))
+    assert names_in_texts(["Lisbon is a port."]) == [[]]
