@@ -238,6 +238,44 @@ def test_a_research_brief_of_several_sentences_is_split_into_whole_questions(emb
     assert any("obstacles" in t for t in texts)
 
 
+@pytest.mark.parametrize(("brief", "subject"), [
+    ("Write an essay on the decline of coral reefs in the Indian Ocean. Explain the role of "
+     "ocean warming.", "the decline of coral reefs"),
+    ("Prepare a short white paper analysing ransomware attacks on hospitals. Describe how "
+     "hospitals recover.", "ransomware attacks on hospitals"),
+    ("I need help drafting a dissertation chapter about monetary policy in small open "
+     "economies. What instruments do central banks use?", "monetary policy in small open economies"),
+])
+def test_a_piece_of_writing_asked_for_gives_way_to_its_subject(embed, brief, subject):
+    _, texts = plan_of(brief, embed)
+    assert_questions(texts)
+    assert any(subject in t for t in texts), texts
+    assert not any(word in t for t in texts for word in ("essay", "white paper", "dissertation"))
+
+
+def test_a_subject_that_is_not_a_piece_of_writing_is_kept_whole(embed):
+    _, texts = plan_of("Research the history of Lisbon's tram network, and explain its "
+                       "effects on the city's growth.", embed)
+    assert any("history of Lisbon's tram network" in t for t in texts), texts
+
+
+def test_an_introductory_phrase_stays_with_its_question(embed):
+    brief = ("Glaucoma often goes unnoticed. Furthermore, for people over sixty with a family "
+             "history of it, which screening tests should be done every year? What treatments "
+             "slow its progression?")
+    _, texts = plan_of(brief, embed)
+    assert_questions(texts)
+    assert any(t.startswith("For people over sixty") and "which screening tests" in t for t in texts), texts
+    assert not any(t.startswith("Furthermore") or t.startswith("What is known about For") for t in texts)
+
+
+def test_a_plural_pronoun_is_not_replaced_by_a_singular_topic(embed):
+    structure = understand("How does the city council set its budget, and what do residents "
+                           "say about their taxes?", embed)
+    assert any("budget of" in f.text and "council" in f.text for f in structure.facets), structure.facets
+    assert any("their taxes" in f.text for f in structure.facets), structure.facets
+
+
 def test_the_structure_survives_the_checkpointer(embed):
     structure = understand("Compare Kafka and RabbitMQ for event streaming", embed)
     stored = structure.to_dict()

@@ -9,12 +9,14 @@ question with no structure to split.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from spacy.tokens import Doc, Span
 
 from research_studio.prompts import load_data
 from research_studio.understanding import facets as parts
 from research_studio.understanding.chains import chain, relative_openers
-from research_studio.understanding.kinds import Embed, kind_scores
+from research_studio.understanding.kinds import Embed, kind_scores, writing_judge
 from research_studio.understanding.parser import parse
 from research_studio.understanding.structure import Facet, QuestionKind, QuestionStructure
 
@@ -32,7 +34,7 @@ def understand(text: str, embed: Embed | None = None) -> QuestionStructure:
     if doc is None:
         return QuestionStructure(text=text, kind=K.OPEN, english=False)
     scores = kind_scores(text, embed) if embed is not None else {}
-    return _structure(text, doc, scores)
+    return _structure(text, doc, scores, writing_judge(embed) if embed is not None else None)
 
 
 def _leading(scores: dict[str, float]) -> str | None:
@@ -48,7 +50,8 @@ def _confident(scores: dict[str, float], kind: str) -> bool:
         len(ranked) < 2 or ranked[0] - ranked[1] >= KIND_MARGIN)
 
 
-def _structure(text: str, doc: Doc, scores: dict[str, float]) -> QuestionStructure:
+def _structure(text: str, doc: Doc, scores: dict[str, float],
+               writing: Callable[[str], bool] | None) -> QuestionStructure:
     intent = _leading(scores)
     sentences = list(doc.sents)
     segments = parts.clause_segments(doc, relative_openers(doc))
@@ -57,14 +60,15 @@ def _structure(text: str, doc: Doc, scores: dict[str, float]) -> QuestionStructu
     nested = chain(doc, text)
     held = parts.positions(text, doc)
     common = dict(text=text, entities=parts.names(text, doc), sentences=len(sentences),
-                  kind_scores=scores, asks_itself=bool(segments) and parts.asks(segments[0]))
+                  kind_scores=scores, asks_itself=bool(segments) and parts.asks(segments[0]),
+                  research_question=_research_question(text, doc, segments, writing))
 
     if len(held) >= 2 and intent in (K.EVALUATIVE, K.COMPARISON):
         skip = {t.i for t in doc if t.dep_.startswith("nsubj")}
         return QuestionStructure(kind=K.EVALUATIVE, positions=held,
                                  topic=parts.topic(text, doc, skip), **common)
     brief = len(sentences) >= 2  # a research brief: its parts before any one list in it
-    facets = _segment_facets(text, doc, segments) if len(segments) >= 2 or brief else []
+    facets = _segment_facets(text, doc, segments, writing) if len(segments) >= 2 or brief else []
     if len(group) >= 2 and intent == K.COMPARISON and not (brief and len(facets) >= 2):
         return _comparison(text, doc, group, segments, common)
     if len(facets) >= 2:
@@ -103,10 +107,18 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
                              topic=parts.topic(text, doc, grouped), **common)
 
 
-def _segment_facets(text: str, doc: Doc, segments: list[Span]) -> list[Facet]:
+def _segment_facets(text: str, doc: Doc, segments: list[Span],
+                    writing: Callable[[str], bool] | None) -> list[Facet]:
     """Each question, instruction and coordinated part of the text as a question of its
     own ("Research X, and its Y. Explain Z, and detail W." → X, Y, Z, W); questions and
     instructions first, statements (which mostly set the context) after them."""
+    asked, statements = _segment_parts(text, doc, segments, writing)
+    return [f for f in asked + statements if len(f.text.split()) >= 4]
+
+
+def _segment_parts(text: str, doc: Doc, segments: list[Span],
+                   writing: Callable[[str], bool] | None) -> tuple[list[Facet], list[Facet]]:
+    """The questions and instructions of the segments, and their statements, as questions."""
     referent = parts.topic(text, doc)
     templates = load_data("offline_plan")["multi_faceted"]
     asked, statements = [], []
@@ -116,7 +128,7 @@ def _segment_facets(text: str, doc: Doc, segments: list[Span]) -> list[Facet]:
                       for q in _asked_pieces(text, segment, referent, templates)]
             continue
         for unit in parts.coordinated_units(segment):
-            target, stated = parts.research_object(unit)
+            target, stated = parts.research_object(unit, writing)
             if target is None:
                 continue
             members = parts.listed_nouns(target)
@@ -126,10 +138,26 @@ def _segment_facets(text: str, doc: Doc, segments: list[Span]) -> list[Facet]:
                     facet=statement[:1].lower() + statement[1:] if target[0].pos_ != "PROPN"
                     else statement), source=unit.text))
                 continue
-            for piece in _object_pieces(text, target, members, referent):
+            for piece in filter(None, map(_clean, _object_pieces(text, target, members, referent))):
                 key = "action_facet" if target[0].tag_ == "VB" else "phrase_facet"
-                asked.append(Facet(text=templates[key].format(facet=_clean(piece)), source=unit.text))
-    return [f for f in asked + statements if len(f.text.split()) >= 4]
+                asked.append(Facet(text=templates[key].format(facet=piece), source=unit.text))
+    return asked, statements
+
+
+def _research_question(text: str, doc: Doc, segments: list[Span],
+                       writing: Callable[[str], bool] | None) -> str:
+    """The text as one whole question, for a plan's "the question itself": the text when
+    it is one question; else its first question or instruction, as a question ("Write a
+    paper on X, considering Y" → "What is known about X, considering Y?"); the text as it
+    stands when it has neither."""
+    if len(list(doc.sents)) == 1 and text.rstrip().endswith("?"):
+        return text
+    for segment in segments:
+        asked, _ = _segment_parts(text, doc, [segment], writing)
+        whole = [f.text for f in asked if len(f.text.split()) >= 4]
+        if whole:
+            return whole[0]
+    return text
 
 
 def _asked_pieces(text: str, segment: Span, referent: str, templates: dict) -> list[str]:

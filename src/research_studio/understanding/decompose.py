@@ -27,7 +27,7 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
     t = load_data("offline_plan")["comparison"]
     dims = _join(s.dimensions) if s.dimensions else ""
     asking = s.asks_itself and not s.facets
-    rows: list[PlanRow] = [(s.text, 1.0, "the question itself, researched directly")] if asking else []
+    rows: list[PlanRow] = [(s.as_question, 1.0, "the question itself, researched directly")] if asking else []
     for item in s.items:
         if s.facets and "{item}" in s.facets[0].text:  # "what is each one good for?"
             text = s.facets[0].text.format(item=item)
@@ -60,7 +60,7 @@ def _evaluative(s: QuestionStructure, limit: int) -> list[PlanRow]:
                 for p in s.positions[:max(1, limit - 1)]]
         evidence = (t["evidence"].format(topic=topic), 1.0, "the evidence the positions are weighed against")
         return [*rows, evidence]
-    return [(s.text, 1.0, "the question itself, researched directly"),
+    return [(s.as_question, 1.0, "the question itself, researched directly"),
             (t["options"].format(topic=topic, purpose=s.purpose), 0.9, "the options being weighed"),
             (t["criteria"].format(topic=topic, purpose=s.purpose), 0.8, "what the choice depends on"),
             (t["tradeoffs"].format(topic=topic, purpose=s.purpose), 0.7, "evidence for each option")]
@@ -70,7 +70,7 @@ def _templated(section: str, keys: list[str]):
     def rows(s: QuestionStructure, limit: int) -> list[PlanRow]:
         t = load_data("offline_plan")[section]
         topic = s.topic or s.text
-        return [(s.text, 1.0, "the question itself, researched directly"),
+        return [(s.as_question, 1.0, "the question itself, researched directly"),
                 *((t[key].format(topic=topic), round(0.9 - 0.1 * i, 2), f"{section} view: {key}")
                   for i, key in enumerate(keys))]
     return rows
@@ -81,7 +81,7 @@ def _causal(s: QuestionStructure, limit: int) -> list[PlanRow]:
     topic = s.topic or s.text
     factors = t["factors_of_event"].format(event=s.reason_for) if s.reason_for \
         else t["factors"].format(topic=topic)
-    return [(s.text, 1.0, "the question itself, researched directly"),
+    return [(s.as_question, 1.0, "the question itself, researched directly"),
             (factors, 0.9, "the causes the question asks about"),
             (background_question(topic), 0.7, "background on the main subject")]
 

@@ -9,13 +9,18 @@ what comes back is the person's own wording.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
+from functools import lru_cache
 
 from spacy.tokens import Doc, Span, Token
 
 from research_studio.understanding.names import names_in_doc
+from research_studio.understanding.parser import parse_batch
 
 _WH_TAGS = ("WP", "WDT", "WRB", "WP$")
 _NOMINAL = ("NOUN", "PROPN")
+# clauses that hang on a noun or complete a verb ("a report analysing X", "help drafting X")
+_CLAUSE_MODIFIERS = ("acl", "relcl", "advcl", "xcomp")
 _LEFT_MODIFIERS = ("compound", "amod", "nmod", "nummod", "npadvmod", "punct", "poss", "case")
 
 
@@ -143,14 +148,15 @@ def clause_segments(doc: Doc, nested_at: set[int] = frozenset()) -> list[Span]:
         coordinated = token.i > 1 and previous.pos_ == "CCONJ" and doc[token.i - 2].tag_ in _WH_TAGS
         if (token.tag_ in _WH_TAGS and previous.pos_ in ("PUNCT", "CCONJ") and not coordinated
                 and token.head.dep_ not in ("relcl", "acl") and previous.text not in ("(", "\"")
-                and token.idx + len(token.text) not in nested_at):
+                and token.idx + len(token.text) not in nested_at
+                and _has_main_verb(doc[starts[-1]:token.i])):
             starts.append(previous.i if previous.pos_ == "CCONJ" else token.i)
     starts = sorted(set(starts))
     spans = []
     for k, start in enumerate(starts):
         end = starts[k + 1] if k + 1 < len(starts) else len(doc)
         span = doc[start:end]
-        while len(span) and (span[0].pos_ in ("CCONJ", "PUNCT")):
+        while len(span) and (span[0].pos_ in ("CCONJ", "PUNCT") or _connective(span)):
             span = span[1:]
         while len(span) and (span[-1].pos_ in ("CCONJ", "PUNCT")):
             span = span[:-1]
@@ -159,12 +165,41 @@ def clause_segments(doc: Doc, nested_at: set[int] = frozenset()) -> list[Span]:
     return spans
 
 
-def asks(span: Span) -> bool:
-    """The segment is a question: it opens with a question word or an inverted auxiliary."""
+def _connective(span: Span) -> bool:
+    """The span opens with an adverb set off by a comma ("Furthermore, …", "However, …"):
+    it links the segment to the one before and says nothing of its own."""
+    return len(span) > 1 and span[0].pos_ == "ADV" and span[0].tag_ not in _WH_TAGS \
+        and span[1].text == ","
+
+
+def _has_main_verb(span: Span) -> bool:
+    """A verb of the span's own clause, not of a relative clause inside a phrase ("for
+    patients who have undergone surgery" has none): without one the span only introduces
+    what follows it."""
+    def relative(token: Token) -> bool:
+        return any(t.dep_ in ("relcl", "acl") for t in (token, *token.ancestors))
+    return any(t.pos_ in ("VERB", "AUX") and not relative(t) for t in span)
+
+
+def question_start(span: Span) -> int | None:
+    """Where the question of the segment opens: its first word when that is a question
+    word or an inverted auxiliary, or the question word after an introductory phrase
+    without a verb of its own ("As family members, which signs …"); None for a
+    statement or an instruction."""
     first = span[0]
-    return first.tag_ in _WH_TAGS or ((first.pos_ == "AUX" and first.dep_ != "ROOT") or
-                                      (first.pos_ == "AUX" and any(c.dep_.startswith("nsubj")
-                                                                   for c in first.children)))
+    if first.tag_ in _WH_TAGS or (first.pos_ == "AUX" and (
+            first.dep_ != "ROOT" or any(c.dep_.startswith("nsubj") for c in first.children))):
+        return span.start
+    for token in span[1:]:
+        if token.tag_ in _WH_TAGS and span.doc[token.i - 1].text == ",":
+            return token.i if not _has_main_verb(span.doc[span.start:token.i]) else None
+    return None
+
+
+def asks(span: Span) -> bool:
+    """The segment is a question: it opens with a question word or an inverted auxiliary,
+    perhaps after an introductory phrase."""
+    return question_start(span) is not None
 
 
 # ---- positions: who holds which view -------------------------------------------------
@@ -237,10 +272,12 @@ def resolve_pronouns(text: str, span: Span, referent: str) -> str:
     "why is it needed" → "why is VACUUM needed"."""
     if not referent:
         return text_of(text, list(span))
+    number = _number(referent)
     pieces: list[str] = []
     position = span.start_char
     for token in span:
-        third = token.morph.get("Person") == ["3"]
+        agrees = not number or token.morph.get("Number") in ([], number)
+        third = token.morph.get("Person") == ["3"] and agrees
         if token.tag_ == "PRP$" and third:
             noun = token.head
             after = max(t.idx + len(t.text) for t in _left_phrase(noun))
@@ -252,6 +289,20 @@ def resolve_pronouns(text: str, span: Span, referent: str) -> str:
             position = token.idx + len(token.text)
     pieces.append(text[position:span.end_char])
     return "".join(pieces).strip(" ,;:")
+
+
+@lru_cache(maxsize=256)
+def _number(phrase: str) -> list[str]:
+    """The grammatical number of a noun phrase's head (["Sing"], ["Plur"], or [] when it
+    cannot be read): "their" does not stand for "Parkinson's disease"."""
+    doc = parse_batch([phrase], skip=("lemmatizer", "ner"))[0]  # a phrase: no English test
+    if doc is None:
+        return []
+    heads = [chunk.root for chunk in doc.noun_chunks if chunk.root.pos_ in _NOMINAL]
+    # a name's number is not read reliably ("VACUUM" alone is tagged a plural noun): any
+    # pronoun may stand for a capitalised head
+    common = heads and heads[0].is_lower  # a phrase alone is often tagged a proper noun
+    return heads[0].morph.get("Number") if common else []
 
 
 def asked_reason(text: str, doc: Doc) -> str:
@@ -317,31 +368,62 @@ def coordinated_units(span: Span) -> list[Span]:
     return units
 
 
-def research_object(unit: Span) -> tuple[Span | None, bool]:
+def research_object(unit: Span, writing: Callable[[str], bool] | None = None
+                    ) -> tuple[Span | None, bool]:
     """What a unit asks to research, and whether it is a statement: the object of an
     instruction ("Explain the problems …" → "the problems …"), a verbless phrase as it
     stands, what a first-person need asks for ("I need to adjust X" → "adjust X"), or a
-    third-person statement as a whole."""
+    third-person statement as a whole. A piece of writing asked for ("Write a paper on
+    X", "a report analysing X"; ``writing`` judges the noun) gives way to its subject."""
     head = unit.root
     subjects = [c for c in head.children if c.dep_.startswith("nsubj")]
     if head.pos_ in ("NOUN", "PROPN") or (head.dep_ == "ROOT" and head.pos_ != "VERB" and not subjects):
-        return unit, False
+        return _subject_of(unit, writing), False
     if subjects and subjects[0].morph.get("Person") in (["1"], ["2"]):
         goals = [c for c in head.children if c.dep_ in ("xcomp", "ccomp", "dobj")]
         if not goals:
             return None, False
         head = goals[0]
         tokens = [t for t in head.subtree if t.i >= head.i]
-        return unit.doc[tokens[0].i:tokens[-1].i + 1], False
+        return _subject_of(unit.doc[tokens[0].i:tokens[-1].i + 1], writing), False
     if subjects:
         return unit, True
     tokens = [t for t in unit if t.i > head.i]
-    while tokens and (tokens[0].pos_ in ("ADP", "PUNCT", "CCONJ", "PART")
-                      or (tokens[0].pos_ == "PRON" and tokens[0].morph.get("Person") != ["3"])):
-        tokens = tokens[1:]
+    while tokens and (tokens[0].pos_ in ("ADP", "PUNCT", "CCONJ", "PART") or tokens[0].dep_ == "acomp"
+                      or (tokens[0].pos_ == "PRON" and tokens[0].morph.get("Person") != ["3"])
+                      or (tokens[0].tag_ == "VB" and tokens[0].dep_ == "xcomp")):
+        tokens = tokens[1:]  # "make sure to include X" → X
     if not any(t.pos_ in ("NOUN", "PROPN") for t in tokens):
         return None, False
-    return unit.doc[tokens[0].i:tokens[-1].i + 1], False
+    return _subject_of(unit.doc[tokens[0].i:tokens[-1].i + 1], writing), False
+
+
+def _subject_of(span: Span, writing: Callable[[str], bool] | None) -> Span | None:
+    """The subject of a piece of writing the span asks for ("a detailed research paper on
+    X" → X, "assistance writing a paper on X" → X): the object of the preposition or
+    participle that follows the noun, attached to it or to the verb that governs it. Only
+    the span's head noun, or the object of a participle hanging on it, can be the piece
+    of writing; None when the piece of writing is all the span names ("conduct a study
+    and prepare a report on X": the first part asks for nothing to research). The span
+    itself otherwise."""
+    if writing is None:
+        return span
+    head = span.root
+    candidates = [head] + [c for verb in head.children if verb.dep_ in _CLAUSE_MODIFIERS
+                           for c in verb.children if c.dep_ == "dobj" and c.i < span.end]
+    for noun in candidates:
+        if noun.pos_ != "NOUN" or not writing(text_of(span.doc.text, _left_phrase(noun))):
+            continue
+        for holder in (noun, noun.head):  # "a paper on X", "write a paper to discuss X"
+            following = [c for c in holder.children if noun.i < c.i < span.end
+                         and (c.dep_ == "prep" or (c.dep_ in _CLAUSE_MODIFIERS and c.pos_ == "VERB"))]
+            objects = [o for o in following[:1][0].children if o.dep_ in ("pobj", "dobj")] \
+                if following else []
+            if objects:
+                return span.doc[min(t.i for t in objects[0].subtree):span.end]
+        if noun == head:  # "conduct a study": writing asked for, with no subject of its own
+            return None
+    return span
 
 
 def listed_nouns(span: Span) -> list[Token]:

@@ -5,13 +5,12 @@ A name is a run of capitalised words or of words inside a name entity ("Universi
 Oxford", "J. R. R. Tolkien"), so titles the recogniser does not know ("Warn That Man")
 are names too. Words of a date, time or amount entity are never part of one: the
 recogniser, not a list of month names, says that "August" in "August 18, 2009" is a date.
-Stop words (spaCy's list) that open a run ("The Kichi Sipi", "However, NASA") are not part
-of the name, and a lone capitalised word that only opens a sentence ("Boxing is …") is a
-name only when the recogniser says so.
+Function words that open a run ("The Kichi Sipi", "However, NASA") are not part of the
+name, and a lone capitalised word that only opens a sentence ("Boxing is …") is a name
+only when the recogniser or the tagger reads it as one.
 
-Only the recogniser runs (no tagger, no parser): it is most of the cost, about 3 ms a
-sentence on one core, and a sentence read once is not read again in the same process
-(passages come back in every iteration of a research).
+The tagger and the recogniser run, not the parser; a sentence read once is not read again
+in the same process (passages come back in every iteration of a research).
 """
 
 from __future__ import annotations
@@ -26,8 +25,13 @@ from research_studio.understanding.parser import parse_batch
 # spaCy's English entity labels for things one can look up (not a date, a count or an amount)
 NAME_LABELS = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT",
                          "WORK_OF_ART", "LAW", "LANGUAGE"})
-# the components a name reader does not use: the recogniser has its own token vectors
-ONLY_ENTITIES = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer")
+# entity labels of dates and times: their words ("August", "Monday") are never part of a name
+TIME_LABELS = frozenset({"DATE", "TIME"})
+# parts of speech that open a capitalised run without being part of the name ("The Kichi
+# Sipi", "However, NASA", "In Lisbon"): spaCy's tagger says which words are function words
+_FUNCTION_WORDS = ("DET", "ADP", "CCONJ", "SCONJ", "PRON", "AUX", "PART", "ADV", "INTJ")
+# the components a name reader does not use
+UNUSED = ("parser", "lemmatizer")
 # How many distinct texts keep their names in memory: the passages of a research run (a
 # few hundred sentences per sub-question) many times over, at a few hundred bytes each.
 CACHED_TEXTS = 20_000
@@ -41,14 +45,17 @@ def _opens_sentence(token: Token) -> bool:
 
 def _runs(doc: Doc) -> list[list[Token]]:
     named: set[int] = set()
-    measured: set[int] = set()
+    dated: set[int] = set()
     for entity in doc.ents:
-        (named if entity.label_ in NAME_LABELS else measured).update(range(entity.start, entity.end))
+        if entity.label_ in NAME_LABELS:
+            named.update(range(entity.start, entity.end))
+        elif entity.label_ in TIME_LABELS:
+            dated.update(range(entity.start, entity.end))
 
     def part_of_name(token: Token, run: list[Token]) -> bool:
         if token.i in named:
             return True
-        if token.i in measured or not any(ch.isalpha() for ch in token.text):
+        if token.i in dated or not any(ch.isalpha() for ch in token.text):
             return bool(run) and token.text == "-" and not run[-1].whitespace_  # "Kia-ngau"
         if run and run[-1].text == "-" and not run[-1].whitespace_:
             return True
@@ -60,11 +67,12 @@ def _runs(doc: Doc) -> list[list[Token]]:
         if token is not None and part_of_name(token, run):
             run.append(token)
             continue
-        while run and (run[0].is_stop or not any(ch.isalpha() for ch in run[0].text)):
+        while run and (run[0].pos_ in _FUNCTION_WORDS or not any(ch.isalpha() for ch in run[0].text)):
             run.pop(0)
         while run and not any(ch.isalpha() or ch.isdigit() for ch in run[-1].text):
             run.pop()
-        if run and not (len(run) == 1 and run[0].i not in named and _opens_sentence(run[0])):
+        if run and not (len(run) == 1 and run[0].i not in named and _opens_sentence(run[0])
+                        and run[0].pos_ != "PROPN"):
             runs.append(run)
         run = []
     return runs
@@ -83,7 +91,7 @@ def names_in_doc(text: str, doc: Doc) -> list[str]:
 def names_in_texts(texts: Sequence[str]) -> list[list[str]]:
     """The names of each text (in reading order, repeats included), read in one batch;
     empty lists when spaCy's English pipeline is not installed."""
-    docs = parse_batch(list(texts), skip=ONLY_ENTITIES)
+    docs = parse_batch(list(texts), skip=UNUSED)
     return [names_in_doc(text, doc) if doc is not None else []
             for text, doc in zip(texts, docs, strict=True)]
 

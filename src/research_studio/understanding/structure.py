@@ -56,7 +56,13 @@ class QuestionStructure:
     entities: list[str] = field(default_factory=list)
     sentences: int = 1
     asks_itself: bool = False  # a question ("Which is newer, X or Y?"), not an instruction
+    research_question: str = ""  # the text as one whole question (an instruction's object asked about)
     kind_scores: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def as_question(self) -> str:
+        """What a plan's "the question itself" asks: ``research_question``, or the text."""
+        return self.research_question or self.text
 
     @property
     def is_simple(self) -> bool:
