@@ -35,7 +35,7 @@ from research_studio.graph.nodes.plan import (
     useful_sub_questions,
 )
 from research_studio.graph.nodes.strategy import Task, follow_up_queries, select_strategy
-from research_studio.graph.nodes.write import restates, section_quotas, select_claims, write_node
+from research_studio.graph.nodes.write import claim_text, restates, section_quotas, select_claims, write_node
 from research_studio.graph.text_analysis import evidence_units, term_overlap
 from research_studio.knowledge.base import KnowledgeBase, KnowledgeBaseRegistry
 from research_studio.models.coordinator import ModelCoordinator
@@ -1094,3 +1094,18 @@ def test_model_findings_fall_back_to_the_passages_when_the_model_quotes_nothing_
                                                         ResearchConfig()))
     assert findings and all(f["method"] == "extractive" for f in findings)
     assert all(PASSAGE[f["quote_start"]:f["quote_end"]] == f["quote"] for f in findings)
+
+
+@pytest.mark.parametrize(("text", "prefixed"), [
+    ("He designed the Normandy Bridge.", True),
+    ("Its main span is 856 m long.", True),
+    ("This bridge opened in 1995.", True),
+    ("They were completed in 2004.", True),
+    ("We recommend checking the span tables.", False),  # the source speaking, not a reference
+    ("The bridge opened in 1995.", False),
+    ("Michel Virlogeux designed it.", False),
+])
+def test_a_quote_that_leans_on_the_sentence_before_it_gets_its_source_title(text, prefixed):
+    claim = {"claim_id": "c", "text": text, "source_ids": ["kb:t:a"], "status": "verified"}
+    shown = claim_text(claim, {"kb:t:a": {"title": "Pont de Normandie"}})
+    assert shown.startswith("Pont de Normandie: ") is prefixed, shown

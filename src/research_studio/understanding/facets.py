@@ -417,8 +417,9 @@ def _subject_of(span: Span, writing: Callable[[str], bool] | None) -> Span | Non
         for holder in (noun, noun.head):  # "a paper on X", "write a paper to discuss X"
             following = [c for c in holder.children if noun.i < c.i < span.end
                          and (c.dep_ == "prep" or (c.dep_ in _CLAUSE_MODIFIERS and c.pos_ == "VERB"))]
-            objects = [o for o in following[:1][0].children if o.dep_ in ("pobj", "dobj")] \
-                if following else []
+            if not following:
+                continue
+            objects = [o for o in following[0].children if o.dep_ in ("pobj", "dobj")]
             if objects:
                 return span.doc[min(t.i for t in objects[0].subtree):span.end]
         if noun == head:  # "conduct a study": writing asked for, with no subject of its own

@@ -69,8 +69,8 @@ def _runs(doc: Doc) -> list[list[Token]]:
             continue
         while run and (run[0].pos_ in _FUNCTION_WORDS or not any(ch.isalpha() for ch in run[0].text)):
             run.pop(0)
-        while run and not any(ch.isalpha() or ch.isdigit() for ch in run[-1].text):
-            run.pop()
+        while run and not any(ch.isalpha() for ch in run[-1].text):
+            run.pop()  # closing punctuation, or a year the recogniser put inside a name
         if run and not (len(run) == 1 and run[0].i not in named and _opens_sentence(run[0])
                         and run[0].pos_ != "PROPN"):
             runs.append(run)
