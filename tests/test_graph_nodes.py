@@ -1109,3 +1109,14 @@ def test_a_quote_that_leans_on_the_sentence_before_it_gets_its_source_title(text
     claim = {"claim_id": "c", "text": text, "source_ids": ["kb:t:a"], "status": "verified"}
     shown = claim_text(claim, {"kb:t:a": {"title": "Pont de Normandie"}})
     assert shown.startswith("Pont de Normandie: ") is prefixed, shown
+
+
+def test_a_long_question_is_titled_at_a_word_boundary_and_quoted_whole():
+    brief = ("Write a short report on ocean tides for a coastal planning office. " * 5).strip()
+    report = run(write_node, {**write_state(), "query": brief}, make_deps())["report_markdown"]
+    title = report.splitlines()[0]
+    assert title.endswith(" …") and len(title) <= 2 + 200
+    assert brief.startswith(title[2:-2])  # whole words of the question, none cut
+    assert f"> {brief}" in report
+    short = run(write_node, write_state(), make_deps())["report_markdown"]
+    assert short.splitlines()[0] == f"# {QUESTION}" and "> " not in short.split("## Answer")[0]

@@ -259,6 +259,12 @@ def test_a_subject_that_is_not_a_piece_of_writing_is_kept_whole(embed):
     assert any("history of Lisbon's tram network" in t for t in texts), texts
 
 
+def test_an_instruction_about_an_embedded_question_keeps_its_question_word(embed):
+    _, texts = plan_of("Explain how tides form. Describe what the Moon adds to them.", embed)
+    assert_questions(texts)
+    assert any("how tides form" in t for t in texts) and any("what the Moon adds" in t for t in texts), texts
+
+
 def test_an_introductory_phrase_stays_with_its_question(embed):
     brief = ("Glaucoma often goes unnoticed. Furthermore, for people over sixty with a family "
              "history of it, which screening tests should be done every year? What treatments "

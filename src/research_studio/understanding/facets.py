@@ -390,7 +390,8 @@ def research_object(unit: Span, writing: Callable[[str], bool] | None = None
         return unit, True
     tokens = [t for t in unit if t.i > head.i]
     while tokens and (tokens[0].pos_ in ("ADP", "PUNCT", "CCONJ", "PART") or tokens[0].dep_ == "acomp"
-                      or (tokens[0].pos_ == "PRON" and tokens[0].morph.get("Person") != ["3"])
+                      or (tokens[0].pos_ == "PRON" and tokens[0].morph.get("Person") != ["3"]
+                          and tokens[0].tag_ not in _WH_TAGS)  # "describe what X adds" keeps "what"
                       or (tokens[0].tag_ == "VB" and tokens[0].dep_ == "xcomp")):
         tokens = tokens[1:]  # "make sure to include X" → X
     if not any(t.pos_ in ("NOUN", "PROPN") for t in tokens):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import html
 import re
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,6 +34,9 @@ from research_studio.graph.text_analysis import content_terms, sentences, simila
 from research_studio.state import MARKERS, Claim, ResearchState, Source
 from research_studio.understanding.references import opens_with_reference
 
+# the report's title is the question, cut at a word boundary beyond this length; a longer
+# question (a research brief of several sentences) is quoted whole below the title
+REPORT_TITLE_CHARS = 200
 _CLAIM_REF = re.compile(r"\[C(\d+)\]")
 _STRENGTH_ORDER = ["cross_validated", "verified", "single_source"]  # strongest first
 
@@ -362,7 +366,9 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
         question, list(asked.values()), shown_by_sq, listed, citations, relevance,
         config.claim_text_min_similarity, config.summary_repeat_overlap))
     summary, status, answer = written.text, written.status, written.short_answer
-    lines = [f"# {_clean(state['query'])[:200]}", "",
+    query = _clean(state["query"])
+    title = textwrap.shorten(query, REPORT_TITLE_CHARS, placeholder=" …")
+    lines = [f"# {title}", "", *([f"> {query}", ""] if title != query else []),
              f"*Research Studio report — {state.get('mode', 'hierarchical')} mode, "
              f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}*", "", "## Answer", ""]
     place = evidence_place(config)
