@@ -219,6 +219,16 @@ def test_a_question_in_another_language_is_researched_as_it_stands(embed, questi
     assert decompose(structure, 5) == []
 
 
+def test_an_english_brief_in_headline_style_is_read_as_english(embed):
+    structure = understand("Research Topic: Urban Heat Islands in Coastal Cities. Objective: "
+                           "Investigate current mitigation measures and compare their costs.", embed)
+    assert structure.english is True
+    texts = [t for t, _, _ in decompose(structure, 5)]
+    assert_questions(texts)
+    assert any("mitigation measures" in t for t in texts), texts
+    assert not any("Objective" in t or "Topic" in t or "Investigate" in t for t in texts), texts
+
+
 def test_a_very_long_question_is_bounded(embed):
     question = " ".join(["Explain how the harbour's tides, currents, winds and sediment interact, "
                          "and what engineers can do about silting."] * 30)

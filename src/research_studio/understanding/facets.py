@@ -18,6 +18,8 @@ from research_studio.understanding.names import names_in_doc
 from research_studio.understanding.parser import parse_batch
 
 _WH_TAGS = ("WP", "WDT", "WRB", "WP$")
+# the most words a label before a colon has ("Research Topic:", "Objective:", "Scope and aims:")
+MAX_LABEL_WORDS = 4
 _NOMINAL = ("NOUN", "PROPN")
 # clauses that hang on a noun or complete a verb ("a report analysing X", "help drafting X")
 _CLAUSE_MODIFIERS = ("acl", "relcl", "advcl", "xcomp")
@@ -155,7 +157,7 @@ def clause_segments(doc: Doc, nested_at: set[int] = frozenset()) -> list[Span]:
     spans = []
     for k, start in enumerate(starts):
         end = starts[k + 1] if k + 1 < len(starts) else len(doc)
-        span = doc[start:end]
+        span = _without_label(doc[start:end])
         while len(span) and (span[0].pos_ in ("CCONJ", "PUNCT") or _connective(span)):
             span = span[1:]
         while len(span) and (span[-1].pos_ in ("CCONJ", "PUNCT")):
@@ -163,6 +165,16 @@ def clause_segments(doc: Doc, nested_at: set[int] = frozenset()) -> list[Span]:
         if any(t.pos_ in ("NOUN", "PROPN", "VERB", "PRON") for t in span):
             spans.append(span)
     return spans
+
+
+def _without_label(span: Span) -> Span:
+    """The span after a label that opens it ("Objective: Investigate …", "Research Topic:
+    X"): a few words without a verb, then a colon."""
+    colon = next((t for t in span[:MAX_LABEL_WORDS + 1] if t.text == ":"), None)
+    if colon is None or colon.i == span.start:
+        return span
+    label = span.doc[span.start:colon.i]
+    return span if any(t.pos_ in ("VERB", "AUX") for t in label) else span.doc[colon.i + 1:span.end]
 
 
 def _connective(span: Span) -> bool:
@@ -376,7 +388,7 @@ def research_object(unit: Span, writing: Callable[[str], bool] | None = None
     third-person statement as a whole. A piece of writing asked for ("Write a paper on
     X", "a report analysing X"; ``writing`` judges the noun) gives way to its subject."""
     head = unit.root
-    subjects = [c for c in head.children if c.dep_.startswith("nsubj")]
+    subjects = [c for c in head.children if c.dep_.startswith("nsubj") and unit.start <= c.i < unit.end]
     if head.pos_ in ("NOUN", "PROPN") or (head.dep_ == "ROOT" and head.pos_ != "VERB" and not subjects):
         return _subject_of(unit, writing), False
     if subjects and subjects[0].morph.get("Person") in (["1"], ["2"]):

@@ -52,19 +52,32 @@ def parse_batch(texts: Sequence[str], skip: Sequence[str] = ()) -> list[Doc | No
 
 
 def reads_as_english(doc: Doc) -> bool:
+    """Enough of the text's words are English function words. Capitalised words are left
+    out when there are others: names and headline-style titles ("Research Topic: Crafting
+    Techniques for Non-Alcoholic Cocktails.") say nothing of the language."""
     words = [t for t in doc if t.is_alpha]
+    lower = [t for t in words if not t.is_title and not t.is_upper]
+    words = lower or words
     if not words:
         return False
     return sum(t.is_stop for t in words) / len(words) >= MIN_ENGLISH_FUNCTION_SHARE
 
 
+def _lowered(text: str, tokens: Sequence) -> str:
+    chars = list(text)
+    for token in tokens:
+        chars[token.idx] = chars[token.idx].lower()
+    return "".join(chars)
+
+
 def parse(text: str) -> Doc | None:
     """The parse of an English text; None when it is not English or cannot be parsed.
 
-    The small model reads a capitalised opening imperative ("Compare React, Vue and
-    Angular") as a proper noun; when the same text with its first letter in lower case
-    parses with that word as the root verb, that parse is used. Offsets are the same in
-    both (one character changes case), so spans still point into ``text``; a text without
+    The small model reads a capitalised imperative that opens a sentence or follows a
+    label ("Compare React, Vue and Angular", "Objective: Investigate …") as a proper noun;
+    where the same text with that word's first letter in lower case parses it as a verb,
+    that parse is used. Offsets are the same in both (one character changes case), so
+    spans still point into ``text``; a text without
     closing punctuation is parsed with a full stop after it ("Compare Kafka and RabbitMQ"
     otherwise tags "RabbitMQ" as punctuation), which adds one token past its end."""
     nlp = english()
@@ -74,13 +87,13 @@ def parse(text: str) -> Doc | None:
         text += "."
     try:
         doc = nlp(text)
-        first = next((t for t in doc if not t.is_space), None)
-        if first is not None and first.text[:1].isupper() and not first.tag_.startswith("VB"):
-            lowered = text[:first.idx] + text[first.idx].lower() + text[first.idx + 1:]
-            alternative = nlp(lowered)
-            token = alternative[first.i]
-            if token.tag_ == "VB":
-                doc = alternative
+        openers = [t for t in doc if t.text[:1].isupper() and not t.tag_.startswith("VB")
+                   and (t.is_sent_start or (t.i and doc[t.i - 1].text == ":"))]
+        if openers:
+            alternative = nlp(_lowered(text, openers))
+            verbs = [t for t in openers if alternative[t.i].tag_ == "VB"]
+            if verbs:
+                doc = alternative if len(verbs) == len(openers) else nlp(_lowered(text, verbs))
     except Exception as exc:  # a parser fault must not end the research
         log.warning("could not parse %r: %s", text[:80], exc)
         return None
