@@ -3,8 +3,9 @@ events), read with spaCy's entity recogniser rather than a grammar of capital le
 
 A name is a run of capitalised words or of words inside a name entity ("University of
 Oxford", "J. R. R. Tolkien"), so titles the recogniser does not know ("Warn That Man")
-are names too. Words of a date, time or amount entity are never part of one: the
-recogniser, not a list of month names, says that "August" in "August 18, 2009" is a date.
+are names too. Words of a date or time entity are never part of one: the recogniser,
+not a list of month names, says that "August" in "August 18, 2009" is a date (a
+capitalised number word stays: "Three Kingdoms", "Ten Kingdoms").
 Function words that open a run ("The Kichi Sipi", "However, NASA") are not part of the
 name, and a lone capitalised word that only opens a sentence ("Boxing is …") is a name
 only when the recogniser or the tagger reads it as one.
