@@ -103,12 +103,13 @@ _read: dict[str, tuple[str, ...]] = {}
 def names_of_each(texts: Sequence[str]) -> list[tuple[str, ...]]:
     """``names_in_texts`` with each text read at most once per process (the memory is
     emptied when it would hold more than ``CACHED_TEXTS`` texts)."""
-    unread = list(dict.fromkeys(t for t in texts if t not in _read))
+    known = {t: _read[t] for t in texts if t in _read}
+    unread = [t for t in dict.fromkeys(texts) if t not in known]
+    known.update(zip(unread, map(tuple, names_in_texts(unread)), strict=True))
     if len(_read) + len(unread) > CACHED_TEXTS:
         _read.clear()
-    for text, found in zip(unread, names_in_texts(unread), strict=True):
-        _read[text] = tuple(found)
-    return [_read[t] for t in texts]
+    _read.update((t, known[t]) for t in unread)
+    return [known[t] for t in texts]
 
 
 def entities(text: str, limit: int = 12) -> list[str]:
