@@ -52,15 +52,15 @@ def parse_batch(texts: Sequence[str], skip: Sequence[str] = ()) -> list[Doc | No
 
 
 def reads_as_english(doc: Doc) -> bool:
-    """Enough of the text's words are English function words. Capitalised words are left
-    out when there are others: names and headline-style titles ("Research Topic: Crafting
-    Techniques for Non-Alcoholic Cocktails.") say nothing of the language."""
+    """Enough of the text's words are English function words. Capitalised words that are
+    not function words are left out when there are others: names and headline-style
+    titles ("Research Topic: Crafting Techniques for Non-Alcoholic Cocktails.") say
+    nothing of the language, while "What" opening a question does."""
     words = [t for t in doc if t.is_alpha]
-    lower = [t for t in words if not t.is_title and not t.is_upper]
-    words = lower or words
-    if not words:
+    counted = [t for t in words if t.is_stop or not (t.is_title or t.is_upper)] or words
+    if not counted:
         return False
-    return sum(t.is_stop for t in words) / len(words) >= MIN_ENGLISH_FUNCTION_SHARE
+    return sum(t.is_stop for t in counted) / len(counted) >= MIN_ENGLISH_FUNCTION_SHARE
 
 
 def _lowered(text: str, tokens: Sequence) -> str:
