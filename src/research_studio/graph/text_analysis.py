@@ -160,7 +160,7 @@ def kinds_named(entity: str, kinds: set[str]) -> set[str]:
 
 def linked_entities(question: str, passages: list[str],
                     specificity: Callable[[str], float] | None = None, limit: int = 12,
-                    rarity_power: float = 2.0, asked_kind_weight: float = 1.5) -> list[str]:
+                    rarity_power: float = 2.0, asked_kind_weight: float = 1.0) -> list[str]:
     """Entities of retrieved passages that most likely answer a hop of ``question``.
 
     An entity earns weight from each sentence that names it, mostly for the terms the
@@ -169,7 +169,8 @@ def linked_entities(question: str, passages: list[str],
     ``rarity_power``, squared by default: 'American' names nothing in particular) and by
     how much of it the question does not already say — a head word that is the kind the
     question asks for (``answer_kinds``) is not a restatement but a sign of the right
-    type, and weighs ``asked_kind_weight`` (``ResearchConfig.asked_kind_weight``).
+    type, and weighs ``asked_kind_weight`` (the run's ``ResearchConfig.asked_kind_weight``;
+    1 ignores the type).
     """
     asked = question.lower()
     wanted = content_terms(question)
