@@ -59,16 +59,19 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     group = max(groups, key=len) if groups else []
     nested = chain(doc, text)
     held = parts.positions(text, doc)
+    one_question = len(sentences) == 1 and text.rstrip().endswith("?")
+    brief = len(sentences) >= 2  # a research brief: its parts before any one list in it
+    split = len(segments) >= 2 or brief
+    by_segment = _segment_parts(text, doc, segments, writing) if split or not one_question else []
     common = dict(text=text, entities=parts.names(text, doc), sentences=len(sentences),
                   kind_scores=scores, asks_itself=bool(segments) and parts.asks(segments[0]),
-                  research_question=_research_question(text, doc, segments, writing))
+                  research_question=text if one_question else _research_question(text, by_segment))
 
     if len(held) >= 2 and intent in (K.EVALUATIVE, K.COMPARISON):
         skip = {t.i for t in doc if t.dep_.startswith("nsubj")}
         return QuestionStructure(kind=K.EVALUATIVE, positions=held,
                                  topic=parts.topic(text, doc, skip), **common)
-    brief = len(sentences) >= 2  # a research brief: its parts before any one list in it
-    facets = _segment_facets(text, doc, segments, writing) if len(segments) >= 2 or brief else []
+    facets = _segment_facets(by_segment) if split else []
     if len(group) >= 2 and intent == K.COMPARISON and not (brief and len(facets) >= 2):
         return _comparison(text, doc, group, segments, common)
     if len(facets) >= 2:
@@ -107,22 +110,33 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
                              topic=parts.topic(text, doc, grouped), **common)
 
 
-def _segment_facets(text: str, doc: Doc, segments: list[Span],
-                    writing: Callable[[str], bool] | None) -> list[Facet]:
+Parts = tuple[list[Facet], list[Facet]]  # a segment's questions and instructions, its statements
+
+
+def _segment_facets(by_segment: list[Parts]) -> list[Facet]:
     """Each question, instruction and coordinated part of the text as a question of its
     own ("Research X, and its Y. Explain Z, and detail W." → X, Y, Z, W); questions and
     instructions first, statements (which mostly set the context) after them."""
-    asked, statements = _segment_parts(text, doc, segments, writing)
-    return [f for f in asked + statements if len(f.text.split()) >= 4]
+    asked = [f for questions, _ in by_segment for f in questions]
+    statements = [f for _, stated in by_segment for f in stated]
+    return _whole(asked + statements)
+
+
+def _whole(facets: list[Facet]) -> list[Facet]:
+    """The facets that are whole questions (at least four words), not fragments."""
+    return [f for f in facets if len(f.text.split()) >= 4]
 
 
 def _segment_parts(text: str, doc: Doc, segments: list[Span],
-                   writing: Callable[[str], bool] | None) -> tuple[list[Facet], list[Facet]]:
-    """The questions and instructions of the segments, and their statements, as questions."""
+                   writing: Callable[[str], bool] | None) -> list[Parts]:
+    """Per segment, its questions and instructions, and its statements, as questions."""
     referent = parts.topic(text, doc)
     templates = load_data("offline_plan")["multi_faceted"]
-    asked, statements = [], []
+    by_segment: list[Parts] = []
     for segment in segments:
+        asked: list[Facet] = []
+        statements: list[Facet] = []
+        by_segment.append((asked, statements))
         if parts.asks(segment):
             asked += [Facet(text=_as_question(q), source=segment.text)
                       for q in _asked_pieces(text, segment, referent, templates)]
@@ -141,23 +155,16 @@ def _segment_parts(text: str, doc: Doc, segments: list[Span],
             for piece in filter(None, map(_clean, _object_pieces(text, target, members, referent))):
                 key = "action_facet" if target[0].tag_ == "VB" else "phrase_facet"
                 asked.append(Facet(text=templates[key].format(facet=piece), source=unit.text))
-    return asked, statements
+    return by_segment
 
 
-def _research_question(text: str, doc: Doc, segments: list[Span],
-                       writing: Callable[[str], bool] | None) -> str:
-    """The text as one whole question, for a plan's "the question itself": the text when
-    it is one question; else its first question or instruction, as a question ("Write a
-    paper on X, considering Y" → "What is known about X, considering Y?"); the text as it
-    stands when it has neither."""
-    if len(list(doc.sents)) == 1 and text.rstrip().endswith("?"):
-        return text
-    for segment in segments:
-        asked, _ = _segment_parts(text, doc, [segment], writing)
-        whole = [f.text for f in asked if len(f.text.split()) >= 4]
-        if whole:
-            return whole[0]
-    return text
+def _research_question(text: str, by_segment: list[Parts]) -> str:
+    """The text as one whole question, for a plan's "the question itself", when it is not
+    one question already: its first question or instruction, as a question ("Write a paper
+    on X, considering Y" → "What is known about X, considering Y?"); the text as it stands
+    when it has neither."""
+    whole = [f for asked, _ in by_segment for f in _whole(asked)]
+    return whole[0].text if whole else text
 
 
 def _asked_pieces(text: str, segment: Span, referent: str, templates: dict) -> list[str]:

@@ -193,25 +193,18 @@ def _has_main_verb(span: Span) -> bool:
     return any(t.pos_ in ("VERB", "AUX") and not relative(t) for t in span)
 
 
-def question_start(span: Span) -> int | None:
-    """Where the question of the segment opens: its first word when that is a question
-    word or an inverted auxiliary, or the question word after an introductory phrase
-    without a verb of its own ("As family members, which signs …"); None for a
-    statement or an instruction."""
+def asks(span: Span) -> bool:
+    """The segment is a question: it opens with a question word or an inverted auxiliary,
+    or with a question word after an introductory phrase without a verb of its own ("As
+    family members, which signs …")."""
     first = span[0]
     if first.tag_ in _WH_TAGS or (first.pos_ == "AUX" and (
             first.dep_ != "ROOT" or any(c.dep_.startswith("nsubj") for c in first.children))):
-        return span.start
+        return True
     for token in span[1:]:
         if token.tag_ in _WH_TAGS and span.doc[token.i - 1].text == ",":
-            return token.i if not _has_main_verb(span.doc[span.start:token.i]) else None
-    return None
-
-
-def asks(span: Span) -> bool:
-    """The segment is a question: it opens with a question word or an inverted auxiliary,
-    perhaps after an introductory phrase."""
-    return question_start(span) is not None
+            return not _has_main_verb(span.doc[span.start:token.i])
+    return False
 
 
 # ---- positions: who holds which view -------------------------------------------------
