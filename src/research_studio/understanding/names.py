@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from spacy.tokens import Doc, Token
 
-from research_studio.understanding.parser import parse_batch
+from research_studio.understanding.parser import TAGS_AND_ENTITIES_ONLY, parse_batch
 
 # spaCy's English entity labels for things one can look up (not a date, a count or an amount)
 NAME_LABELS = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT",
@@ -31,8 +31,6 @@ TIME_LABELS = frozenset({"DATE", "TIME"})
 # parts of speech that open a capitalised run without being part of the name ("The Kichi
 # Sipi", "However, NASA", "In Lisbon"): spaCy's tagger says which words are function words
 _FUNCTION_WORDS = ("DET", "ADP", "CCONJ", "SCONJ", "PRON", "AUX", "PART", "ADV", "INTJ")
-# the components a name reader does not use
-UNUSED = ("parser", "lemmatizer")
 # How many distinct texts keep their names in memory: the passages of a research run (a
 # few hundred sentences per sub-question) many times over, at a few hundred bytes each.
 CACHED_TEXTS = 20_000
@@ -92,7 +90,7 @@ def names_in_doc(text: str, doc: Doc) -> list[str]:
 def names_in_texts(texts: Sequence[str]) -> list[list[str]]:
     """The names of each text (in reading order, repeats included), read in one batch;
     empty lists when spaCy's English pipeline is not installed."""
-    docs = parse_batch(list(texts), skip=UNUSED)
+    docs = parse_batch(list(texts), skip=TAGS_AND_ENTITIES_ONLY)
     return [names_in_doc(text, doc) if doc is not None else []
             for text, doc in zip(texts, docs, strict=True)]
 
