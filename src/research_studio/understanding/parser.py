@@ -77,9 +77,9 @@ def parse(text: str) -> Doc | None:
     label ("Compare React, Vue and Angular", "Objective: Investigate …") as a proper noun;
     where the same text with that word's first letter in lower case parses it as a verb,
     that parse is used. Offsets are the same in both (one character changes case), so
-    spans still point into ``text``; a text without
-    closing punctuation is parsed with a full stop after it ("Compare Kafka and RabbitMQ"
-    otherwise tags "RabbitMQ" as punctuation), which adds one token past its end."""
+    spans still point into ``text``; a text without closing punctuation is parsed with a
+    full stop after it ("Compare Kafka and RabbitMQ" otherwise tags "RabbitMQ" as
+    punctuation), which adds one token past its end."""
     nlp = english()
     if nlp is None or not text.strip():
         return None

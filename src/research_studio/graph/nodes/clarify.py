@@ -63,9 +63,9 @@ def _asks_the_reader(verb: Token) -> bool:
 def asked_terms(query: str) -> set[str]:
     """The content terms of what the question asks about, without the words of the
     request around it ("Can you tell me about …", "Explain …", "please") or its
-    prepositions: those are never
-    a gap to ask the person about ("Nothing was found yet about tell" was a real question
-    this step asked). Read from the parse; all content terms when it cannot be parsed."""
+    prepositions: those are never a gap to ask the person about ("Nothing was found yet
+    about tell" was a real question this step asked). Read from the parse; all content
+    terms when it cannot be parsed."""
     doc = parse(query)
     if doc is None:
         return content_terms(query)
