@@ -133,8 +133,7 @@ def retrieval_decomposition(question: str, structure: QuestionStructure, deps: R
     """The question itself plus the entities the knowledge base links it to
     (retrieval-driven hops), then background on its subject. A question that is not
     English is researched as it stands."""
-    plan = [(structure.as_question if structure.english else question, 1.0,
-             "the question itself, researched directly")]
+    plan = [(structure.as_question, 1.0, "the question itself, researched directly")]
     if not structure.english:
         return plan
     if deps.kb is not None:
