@@ -10,8 +10,10 @@ RUN apt-get update \
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY src ./src
-# a portable llama.cpp build (one image for every machine), text model only
-ENV CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DLLAVA_BUILD=OFF"
+COPY scripts/llama-cpp-text-only.cmake ./scripts/
+# a portable llama.cpp build (one image for every machine), text model only, without the
+# utilities library the Python bindings do not load (scripts/llama-cpp-text-only.cmake)
+ENV CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DLLAVA_BUILD=OFF -DCMAKE_PROJECT_llama.cpp_INCLUDE=/app/scripts/llama-cpp-text-only.cmake"
 RUN pip install --no-cache-dir ".[workers]"
 
 ENV RESEARCH_STUDIO_HOME=/data

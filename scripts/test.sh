@@ -2,7 +2,7 @@
 # Set up (if needed), lint, and run the whole test suite with the real embedded model.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh test
 set +u
 source scripts/test-services.sh
 set -u
