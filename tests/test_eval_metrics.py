@@ -194,9 +194,11 @@ def test_decomposition_metrics_only_with_a_gold_decomposition():
 
 
 def test_cost_metrics():
-    usage = {"wall_s": 12.5, "llm_calls": 4, "prompt_tokens": 900, "completion_tokens": 100,
+    usage = {"wall_s": 12.5, "model_s": 8.0, "embed_s": 1.5, "other_s": 3.0, "llm_calls": 4,
+             "prompt_tokens": 900, "completion_tokens": 100,
              "structured_output": {"first_try": 2, "repaired": 1, "fallback": 1}}
-    assert cost_metrics(usage) == {"wall_s": 12.5, "llm_calls": 4, "prompt_tokens": 900,
+    assert cost_metrics(usage) == {"wall_s": 12.5, "model_s": 8.0, "embed_s": 1.5, "other_s": 3.0,
+                                   "llm_calls": 4, "prompt_tokens": 900,
                                    "completion_tokens": 100, "tokens": 1000,
                                    "structured_repairs": 1, "structured_fallbacks": 1}
 
@@ -287,3 +289,12 @@ def test_short_answer_falls_back_to_the_first_sentence():
     assert extract(REPORT, '{"answer": "Paris"}') == (first, "ungrounded")  # invented
     assert extract(REPORT, '{"answer": ""}') == (first, "fallback")
     assert extract("# Title only\n", '{"answer": "x"}') == ("", "empty")
+
+
+def test_time_split_separates_model_encoder_and_the_rest():
+    from research_studio.graph.result import time_split
+
+    calls = [{"latency_s": 2.0}, {"latency_s": 1.5}]
+    assert time_split(calls, 5.0, 0.5) == {"model_s": 3.5, "embed_s": 0.5, "other_s": 1.0}
+    # parallel calls can overlap and add up to more than the wall time: nothing is left
+    assert time_split(calls * 2, 5.0, 0.5)["other_s"] == 0.0

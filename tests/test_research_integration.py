@@ -51,6 +51,9 @@ def assert_contract(result: dict) -> None:
     assert {"overall_confidence", "hallucination_score"} <= set(result["metrics"])
     for key in ("llm_calls", "prompt_tokens", "completion_tokens", "cost_usd", "wall_s", "node_s"):
         assert key in result["usage"], key
+    usage = result["usage"]  # the encoder runs in every session: its time is counted
+    assert usage["embed_s"] > 0 and usage["model_s"] >= 0 and usage["other_s"] >= 0
+    assert usage["embed_s"] + usage["other_s"] <= usage["wall_s"] + 0.01
 
 
 def assert_citations_resolve(result: dict, ctx) -> None:

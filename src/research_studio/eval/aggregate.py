@@ -16,7 +16,8 @@ QUALITY_METRICS = (
     "claims_verified_share", "claims_cross_validated_share", "hallucination_score",
     "decomposition_similarity", "decomposition_hop_coverage",
 )
-COST_METRICS = ("wall_s", "llm_calls", "prompt_tokens", "completion_tokens", "tokens",
+COST_METRICS = ("wall_s", "model_s", "embed_s", "other_s", "llm_calls", "prompt_tokens",
+                "completion_tokens", "tokens",
                 "structured_repairs", "structured_fallbacks", "cited_sources")
 RESAMPLES = 1000
 SEED = 20240601

@@ -218,7 +218,9 @@ def cost_metrics(usage: dict[str, Any]) -> dict[str, float]:
     """Time, calls and tokens of the research run itself."""
     structured = usage.get("structured_output") or {}
     prompt, completion = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
-    return {"wall_s": float(usage.get("wall_s", 0.0)), "llm_calls": int(usage.get("llm_calls", 0)),
+    return {"wall_s": float(usage.get("wall_s", 0.0)),
+            **{part: float(usage.get(part, 0.0)) for part in ("model_s", "embed_s", "other_s")},
+            "llm_calls": int(usage.get("llm_calls", 0)),
             "prompt_tokens": prompt, "completion_tokens": completion, "tokens": prompt + completion,
             "structured_repairs": int(structured.get("repaired", 0)),
             "structured_fallbacks": int(structured.get("fallback", 0))}

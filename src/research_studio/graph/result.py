@@ -9,7 +9,17 @@ from typing import Any
 from research_studio.state import ResearchState
 
 
-def usage_summary(state: ResearchState, wall_s: float) -> dict[str, Any]:
+def time_split(calls: list[dict], wall_s: float, embed_s: float) -> dict[str, float]:
+    """Where a run's wall time went: model calls (their latencies), the sentence encoder,
+    and everything else (retrieval, parsing, the graph and its checkpoints) — the
+    orchestration overhead. Calls that overlap (parallel sub-questions) can add up to more
+    than the wall time; ``other_s`` is then 0."""
+    model_s = sum(float(c.get("latency_s", 0.0)) for c in calls)
+    return {"model_s": round(model_s, 3), "embed_s": round(embed_s, 3),
+            "other_s": round(max(0.0, wall_s - model_s - embed_s), 3)}
+
+
+def usage_summary(state: ResearchState, wall_s: float, embed_s: float = 0.0) -> dict[str, Any]:
     calls = state.get("llm_calls", [])
     by: dict[str, dict[str, dict[str, float]]] = {"node": defaultdict(lambda: defaultdict(float)),
                                                   "tier": defaultdict(lambda: defaultdict(float))}
@@ -31,6 +41,7 @@ def usage_summary(state: ResearchState, wall_s: float) -> dict[str, Any]:
         "cost_usd": round(sum(c["cost_usd"] for c in calls), 6),
         "external_calls": sum(1 for c in calls if c.get("external")),
         "wall_s": round(wall_s, 3),
+        **time_split(calls, wall_s, embed_s),
         "node_s": {k: round(v, 3) for k, v in node_s.items()},
         "by_node": {k: {m: int(n) for m, n in v.items()} for k, v in by["node"].items()},
         "by_tier": {k: {m: int(n) for m, n in v.items()} for k, v in by["tier"].items()},
@@ -39,7 +50,8 @@ def usage_summary(state: ResearchState, wall_s: float) -> dict[str, Any]:
     }
 
 
-def build_result(state: ResearchState, session_id: str, status: str, wall_s: float) -> dict[str, Any]:
+def build_result(state: ResearchState, session_id: str, status: str, wall_s: float,
+                 embed_s: float = 0.0) -> dict[str, Any]:
     sources = state.get("sources", {})
     citations = state.get("citations", {})  # S1 -> source_id
     sid_of = {source_id: sid for sid, source_id in citations.items()}
@@ -106,7 +118,7 @@ def build_result(state: ResearchState, session_id: str, status: str, wall_s: flo
             "stopping": [t for t in trace if t.get("node") == "research"],
             "errors": state.get("errors", []),
         },
-        "usage": usage_summary(state, wall_s),
+        "usage": usage_summary(state, wall_s, embed_s),
         "node_timings": state.get("node_timings", []),
     }
 

@@ -187,6 +187,8 @@ async def _drive(workspace: Workspace, session_id: str, answer: Any,
     run_config = {"configurable": {"thread_id": session_id},
                   "max_concurrency": max(1, config.max_concurrency), "recursion_limit": 200}
     started = time.perf_counter()
+    embedding_before = deps.embeddings.busy_s  # this run's share (approximate when other
+    # sessions of the same process embed at the same time)
     previous_active = float(row.get("active_s") or 0.0)
     status = "running"
     refused = False
@@ -253,7 +255,8 @@ async def _drive(workspace: Workspace, session_id: str, answer: Any,
         hooks.on_event("status", {"status": state})
         raise
     active = previous_active + time.perf_counter() - started
-    result = build_result(snapshot.values, session_id, status, active)
+    result = build_result(snapshot.values, session_id, status, active,
+                          deps.embeddings.busy_s - embedding_before)
     if status == "awaiting_clarification":
         result["pending_clarification"] = interrupts[0]
     elif status == "awaiting_plan_review":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from importlib.resources import files
 from pathlib import Path
 from typing import ClassVar
@@ -38,6 +39,10 @@ class MiniLMOnnxEmbeddings(Embeddings):
         self.batch_size = batch_size
         self.threads = threads or min(4, os.cpu_count() or 1)
         self.model_id = MODEL_ID
+        # seconds spent embedding, so a run can tell the encoder's share of its wall time
+        # from the rest (a session reads it before and after: ``graph.session``)
+        self.busy_s = 0.0
+        self._busy_lock = threading.Lock()
 
     def _load(self) -> tuple[object, object]:
         with self._lock:
@@ -77,11 +82,14 @@ class MiniLMOnnxEmbeddings(Embeddings):
         """Embed many texts; batches sorted by length to waste little padding."""
         if not texts:
             return np.zeros((0, DIMENSION), dtype=np.float32)
+        started = time.perf_counter()
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
         for lo in range(0, len(order), self.batch_size):
             batch = order[lo:lo + self.batch_size]
             out[batch] = self._embed_batch([texts[i] or " " for i in batch])
+        with self._busy_lock:
+            self.busy_s += time.perf_counter() - started
         return out
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
