@@ -70,6 +70,7 @@ def rewrite(run_file: Path, deps: ResearchDeps, resynthesize: bool = False,
         state["claims"] = trust_engine(sheets, findings, sources, config,
                                        deps.similarity)["claims"]
     update = asyncio.run(write_node(state, SimpleNamespace(context=deps)))
+    update["claims"] = state["claims"]
     return result, [sources[sid] for sid in update["citations"].values()], update
 
 
@@ -96,13 +97,15 @@ def main() -> None:
         first, _, last = args.rows.partition(":")
         rows = rows[int(first) if first else None:int(last) if last else None]
     for mode in ("flat", "hierarchical"):
-        recall, precision, saved, shown, em, f1, in_answer = [], [], [], [], [], [], []
+        recall, precision, saved, shown, em, f1, in_answer, crossed = [], [], [], [], [], [], [], []
         for row in (r for r in rows if r["mode"] == mode):
             path = args.run_dir / "runs" / f"{row['id']}.{mode}.json"
             if not path.exists():
                 continue
             _, cited, update = rewrite(path, deps, args.resynthesize, overrides)
             shown.append(len(update["citations"]))
+            statuses = [c.get("status") for c in update["claims"]]
+            crossed.append(statuses.count("cross_validated") / max(1, len(statuses)))
             golds = records[row["id"]]["answers"]
             own = (update.get("short_answer") or {}).get("text") or row.get("short_answer", "")
             em.append(exact_match(own, golds))
@@ -117,7 +120,8 @@ def main() -> None:
                   f"(evaluation: {statistics.mean(saved):.3f})  citation precision "
                   f"{statistics.mean(precision):.3f}  sources cited {statistics.mean(shown):.1f}  "
                   f"EM {statistics.mean(em):.3f}  F1 {statistics.mean(f1):.3f}  answer in Answer "
-                  f"section {statistics.mean(in_answer):.3f}")
+                  f"section {statistics.mean(in_answer):.3f}  claims cross-validated "
+                  f"{statistics.mean(crossed):.3f}")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from research_studio.graph.nodes.domain_synthesis import (
     evidence_strength,
     group_by_domain,
     insight_types,
+    merge_insights,
     numeric_tokens,
     resolve_conflict,
     resolve_domain,
@@ -146,6 +147,26 @@ def test_insights_sorted_capped_and_grounded():
     assert "f_orphan" not in {f for i in sheet["key_insights"] for f in i["finding_ids"]}
     assert sheet["evidence_count"] == 9
     assert sheet["evidence_strength"] == "moderate"  # one source, mean 0.55
+
+
+def test_near_duplicates_merge_only_when_they_state_the_same_facts():
+    """The encoder reads them all as one statement (cosine 0.95 here); only the rewording
+    about the same person is merged, with its source; another person, or another year,
+    stays a claim of its own."""
+    findings = [
+        finding("f1", "Joseph Fogerty Sr. was an Irish builder and architect active in Limerick.",
+                0.8, "s1"),
+        finding("f2", "Joseph Fogerty Sr. was an Irish architect and builder working in Limerick.",
+                0.7, "s2"),
+        finding("f3", "John Fogerty was an Irish millwright, architect and builder active in "
+                "Limerick.", 0.6, "s3"),
+    ]
+    insights = merge_insights(findings, np.full((3, 3), 0.95))
+    assert [i["finding_ids"] for i in insights] == [["f1", "f2"], ["f3"]]
+    assert insights[0]["source_ids"] == ["s1", "s2"]
+    years = [finding("f4", "The bridge in Limerick was completed in 1840.", 0.5, "s4"),
+             finding("f5", "The bridge in Limerick was completed in 1860.", 0.4, "s5")]
+    assert len(merge_insights(years, np.full((2, 2), 0.95))) == 2
 
 
 def test_source_reach_is_the_share_of_domains_that_found_a_source():

@@ -810,6 +810,25 @@ def test_writer_reports_only_verified_claims_with_markers_and_sources():
     assert "1 cross-validated, 1 verified, 1 single-source, 1 unverified" in report
 
 
+def test_a_section_reads_from_its_most_relevant_claim_down():
+    """Selection takes a claim from a page not cited yet before a second claim of a cited
+    page; the section still lists what answers its sub-question before the side remark."""
+    state = write_state()
+    state["sources"]["kb:t:c3"] = {"source_id": "kb:t:c3", "kind": "kb", "title": "Almanac",
+                                   "location": "/docs/almanac.txt", "chunk_id": "c3",
+                                   "text": "x", "start": 0, "end": 1}
+    remark = {"claim_id": "c006", "sub_question_id": "sq_001", "status": "verified",
+              "confidence": 0.9, "source_ids": ["kb:t:c3"],
+              "text": "Tide tables for each harbour are printed in the local almanac."}
+    state["claims"] = [c for c in state["claims"] if c["sub_question_id"] == "sq_001"] + [remark]
+    state["sub_questions"] = state["sub_questions"][:1]
+    findings = section(run(write_node, state, make_deps())["report_markdown"],
+                       "Findings by sub-question")
+    order = [findings.index(text) for text in ("Ocean tides are caused", "The Sun also pulls",
+                                               "Tide tables for each harbour")]
+    assert order == sorted(order)
+
+
 def test_answer_cites_only_claims_the_sections_show():
     """The answer integrates the claims the sections chose within the claim budget: a
     confident claim no section showed (it is off the question) is not cited there either,

@@ -45,6 +45,12 @@ def web(sid: str, url: str, text: str = TEXT) -> dict:
     return {"source_id": sid, "kind": "web", "url": url, "text": text}
 
 
+# the same fact in another document's own words
+TEXT_REWORDED = ("Spanning the Tarn valley, the viaduct near Millau opened to traffic on 16 "
+                 "December 2004.")
+QUOTE_REWORDED = "the viaduct near Millau opened to traffic on 16 December 2004"
+
+
 def finding(fid: str, source: str, confidence: float = 0.7, text: str = QUOTE) -> dict:
     return {"finding_id": fid, "sub_question_id": "sq_001", "text": text, "quote": text,
             "source_id": source, "confidence": confidence}
@@ -132,8 +138,9 @@ def test_locate_quote_is_fast_on_a_long_text():
 
 # ---- claims ------------------------------------------------------------------------------------
 def test_cross_validated_across_two_documents():
-    findings = [finding("f1", "kb:1", 0.7), finding("f2", "kb:2", 0.7)]
-    result = run([sheet("sq_001", findings)], findings, [kb("kb:1", "d1"), kb("kb:2", "d2")])
+    findings = [finding("f1", "kb:1", 0.7), finding("f2", "kb:2", 0.7, text=QUOTE_REWORDED)]
+    result = run([sheet("sq_001", findings)], findings,
+                 [kb("kb:1", "d1"), kb("kb:2", "d2", TEXT_REWORDED)])
     [claim] = result["claims"]
     assert claim["claim_id"] == "c001" and claim["text"] == QUOTE
     assert claim["status"] == "cross_validated"
@@ -141,6 +148,15 @@ def test_cross_validated_across_two_documents():
     assert claim["confidence"] == pytest.approx(0.8 * 1.0 * 0.7 + 0.15)  # 0.71
     assert claim["verification"]["method"] == "exact"
     assert TEXT[claim["verification"]["start"]:claim["verification"]["end"]] == QUOTE
+
+
+def test_the_same_words_in_two_documents_are_a_copy_not_a_confirmation():
+    """Boilerplate that pages repeat, or a syndicated article, is one statement copied."""
+    findings = [finding("f1", "kb:1", 0.7), finding("f2", "kb:2", 0.7)]
+    result = run([sheet("sq_001", findings)], findings, [kb("kb:1", "d1"), kb("kb:2", "d2")])
+    [claim] = result["claims"]
+    assert claim["status"] == "single_source" and claim["confidence"] == pytest.approx(0.56)
+    assert claim["source_ids"] == ["kb:1", "kb:2"]  # both hold the quote: both cited
 
 
 def test_same_document_does_not_cross_validate():
@@ -157,8 +173,10 @@ def test_same_web_host_does_not_cross_validate_but_two_hosts_do():
     same = run([sheet("sq_001", findings)], findings,
                [web("w1", "https://example.com/a"), web("w2", "https://www.example.com/b")])
     assert same["claims"][0]["status"] == "single_source"  # 0.5 x 1.0 x 0.9 = 0.45
+    findings[1] = finding("f2", "w2", 0.9, text=QUOTE_REWORDED)
     other = run([sheet("sq_001", findings)], findings,
-                [web("w1", "https://example.com/a"), web("w2", "https://example.org/b")])
+                [web("w1", "https://example.com/a"),
+                 web("w2", "https://example.org/b", TEXT_REWORDED)])
     assert other["claims"][0]["status"] == "cross_validated"
     assert other["claims"][0]["confidence"] == pytest.approx(0.6)
 
@@ -194,6 +212,14 @@ def test_cross_validation_through_a_similar_claim_of_another_document():
     assert (first["claim_id"], second["claim_id"]) == ("c001", "c002")
     assert first["status"] == second["status"] == "cross_validated"
     assert first["source_ids"] == ["kb:1", "kb:2"] and second["source_ids"] == ["kb:2", "kb:1"]
+
+
+def test_the_same_sentence_under_two_sub_questions_from_two_documents_is_a_copy():
+    a = finding("f1", "kb:1", 0.7)
+    b = finding("f2", "kb:2", 0.7)
+    result = run([sheet("sq_001", [a]), sheet("sq_002", [b])], [a, b],
+                 [kb("kb:1", "d1"), kb("kb:2", "d2")])
+    assert [c["status"] for c in result["claims"]] == ["single_source", "single_source"]
 
 
 def test_similar_claims_with_conflicting_numbers_do_not_cross_validate():

@@ -22,7 +22,7 @@ import numpy as np
 from spacy.tokens import Doc
 
 from research_studio.graph.deps import SimilarityFn
-from research_studio.graph.text_analysis import numeric_tokens
+from research_studio.graph.text_analysis import numbers_disagree, numeric_tokens
 from research_studio.understanding.parser import TAGS_AND_ENTITIES_ONLY, parse_batch
 
 # spaCy's English NER labels for amounts and times. Their digits are checked as numbers;
@@ -101,6 +101,22 @@ def names_covered(names: list[set[str]], other: str) -> bool:
     """Every name (its words) of one statement is stated by ``other`` too."""
     present = set(_words(other))
     return all(words <= present for words in names)
+
+
+def same_facts(texts: Sequence[str], pairs: Sequence[tuple[int, int]]) -> list[bool]:
+    """For each pair (i, j) of ``texts``: do the two state the same facts? Each names only
+    what the other names (dates and amounts aside) and their numbers do not disagree.
+    Facts worded alike about different things fail ("Joseph Fogerty Sr. was an Irish
+    builder and architect" and "John Fogerty was an Irish millwright, architect, builder":
+    encoder cosine above 0.9); the same thing reworded passes. Only texts that are in some
+    pair are parsed, in one batch."""
+    involved = sorted({k for pair in pairs for k in pair})
+    if not involved:
+        return []
+    names = dict(zip(involved, name_words([texts[k] for k in involved]), strict=True))
+    numbers = {k: numeric_tokens(texts[k]) for k in involved}
+    return [not numbers_disagree(numbers[i], numbers[j]) and names_covered(names[i], texts[j])
+            and names_covered(names[j], texts[i]) for i, j in pairs]
 
 
 def missing_facts(statement: Statement, doc: Doc | None) -> list[str]:

@@ -14,6 +14,7 @@ import networkx as nx
 import numpy as np
 from langgraph.runtime import Runtime
 
+from research_studio.graph.claim_check import same_facts
 from research_studio.graph.deps import ResearchDeps, SimilarityFn
 from research_studio.graph.text_analysis import numbers_disagree, numeric_tokens
 from research_studio.state import (
@@ -182,15 +183,24 @@ def resolve_domain(findings: Sequence[Finding], similarity: Similarity
 
 # ---- fact sheets -----------------------------------------------------------------------------
 def merge_insights(findings: Sequence[Finding], similarity: Similarity) -> list[KeyInsight]:
-    """Near-duplicates become one insight (the most confident wording), sources unioned."""
-    sim = as_matrix([f.get("text", "") for f in findings], similarity)
+    """Near-duplicates become one insight (the most confident wording), sources unioned:
+    findings the encoder reads as the same statement that also state the same facts
+    (``claim_check.same_facts``). Without that test, facts worded alike about different
+    people or seasons were merged, and the merged claim was marked cross-validated by the
+    other's source."""
+    texts = [f.get("text", "") for f in findings]
+    sim = as_matrix(texts, similarity)
+    close = [(i, j) for i in range(len(findings)) for j in range(i + 1, len(findings))
+             if sim[i, j] >= NEAR_DUPLICATE]
+    alike = {frozenset(pair) for pair, same in zip(close, same_facts(texts, close), strict=True)
+             if same}
     order = sorted(range(len(findings)),
                    key=lambda i: -findings[i].get("confidence", DEFAULT_CONFIDENCE))
     leaders: list[int] = []
     insights: list[KeyInsight] = []
     for i in order:
         finding = findings[i]
-        slot = next((k for k, lead in enumerate(leaders) if sim[lead, i] >= NEAR_DUPLICATE), None)
+        slot = next((k for k, lead in enumerate(leaders) if frozenset((lead, i)) in alike), None)
         if slot is None:
             leaders.append(i)
             insights.append({"insight": finding.get("text", ""), "type": "fact",

@@ -22,9 +22,8 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Indel
 
 from research_studio.config import ResearchConfig
-from research_studio.graph.claim_check import Statement, check_statements, name_words, names_covered
+from research_studio.graph.claim_check import Statement, check_statements, same_facts, same_text
 from research_studio.graph.deps import ResearchDeps, SimilarityFn
-from research_studio.graph.text_analysis import numbers_disagree, numeric_tokens
 from research_studio.state import (
     DEFAULT_CONFIDENCE,
     Claim,
@@ -220,6 +219,17 @@ def _independent_keys(source_ids: Sequence[str], sources: dict[str, Source]) -> 
     return {independence_key(sources[sid]) for sid in source_ids if sid in sources}
 
 
+def confirmed_independently(quotes: dict[str, str], sources: dict[str, Source]) -> bool:
+    """Two of the verified sources (id -> the quote found there) are different documents
+    whose quotes are not copies of each other. The same words in two documents (a
+    paragraph that pages of one manual repeat, an article syndicated across sites) are one
+    statement copied, not a second source confirming it."""
+    items = [(independence_key(sources[sid]), quote) for sid, quote in quotes.items()
+             if sid in sources]
+    return any(key_a != key_b and not same_text(quote_a, quote_b)
+               for k, (key_a, quote_a) in enumerate(items) for key_b, quote_b in items[k + 1:])
+
+
 def check_claim_texts(claims: Sequence[Claim], verified: dict[str, list[str]],
                       findings_by_id: dict[str, Finding], sources: dict[str, Source],
                       similarity: SimilarityFn, min_similarity: float) -> dict[str, dict]:
@@ -240,34 +250,31 @@ def corroborations(claims: Sequence[Claim], verified: dict[str, list[str]],
                    sources: dict[str, Source], similarity: SimilarityFn,
                    threshold: float) -> dict[str, list[str]]:
     """Per claim, the sources of *other* verified claims that independently say the same:
-    similar enough, no conflicting numbers, each naming only what the other names (two
-    facts worded alike about different things, "OK Go is the debut album by OK Go" and
-    "The Brown EP is the first EP by OK Go", reach the similarity), and at least one
-    source of a different document."""
+    similar enough, stating the same facts (``claim_check.same_facts``: two facts worded
+    alike about different things, "OK Go is the debut album by OK Go" and "The Brown EP is
+    the first EP by OK Go", reach the similarity), not a copy of the same words, and at
+    least one source of a different document."""
     ids = [c["claim_id"] for c in claims if verified.get(c["claim_id"])]
     if len(ids) < 2:
         return {}
     by_id = {c["claim_id"]: c for c in claims}
     texts = [by_id[cid]["text"] for cid in ids]
     sim = np.asarray(similarity(texts, texts))
-    numbers = [numeric_tokens(t) for t in texts]
     keys = [_independent_keys(verified[cid], sources) for cid in ids]
     similar = [(i, j) for i in range(len(ids)) for j in range(len(ids))
-               if i != j and sim[i, j] >= threshold and not numbers_disagree(numbers[i], numbers[j])
-               and keys[j] - keys[i]]
-    involved = sorted({k for pair in similar for k in pair})  # parsed once each, if any
-    names_of = dict(zip(involved, name_words([texts[k] for k in involved]), strict=True)) \
-        if involved else {}
+               if i != j and sim[i, j] >= threshold and keys[j] - keys[i]
+               and not same_text(texts[i], texts[j])]
     found: dict[str, list[str]] = {}
-    for i, j in similar:
-        if names_covered(names_of[i], texts[j]) and names_covered(names_of[j], texts[i]):
+    for (i, j), same in zip(similar, same_facts(texts, similar), strict=True):
+        if same:
             found.setdefault(ids[i], []).extend(verified[ids[j]])
     return {cid: list(dict.fromkeys(extra)) for cid, extra in found.items()}
 
 
 def score_claim(claim: Claim, checked: dict[str, dict], extra_sources: list[str],
                 credibility: dict[str, float], sources: dict[str, Source],
-                config: ResearchConfig, text_check: dict | None = None) -> Claim:
+                config: ResearchConfig, text_check: dict | None = None,
+                quotes: dict[str, str] | None = None) -> Claim:
     """Confidence = credibility x match ratio x finding confidence, bonus when corroborated.
     A claim whose text fails its check against the quote is unverified, the reason kept."""
     verified = _verified(checked) if text_check is None or text_check["passed"] else []
@@ -282,7 +289,9 @@ def score_claim(claim: Claim, checked: dict[str, dict], extra_sources: list[str]
     base = credibility.get(best, 0.0) * checked[best]["ratio"] * claim.get(
         "confidence", DEFAULT_CONFIDENCE)
     confidence = round(base, 3)
-    cross = len(_independent_keys(verified, sources)) >= 2 or bool(extra_sources)
+    quotes = quotes or {}
+    cross = confirmed_independently({sid: quotes.get(sid, claim.get("quote", "")) for sid in verified},
+                                    sources) or bool(extra_sources)
     if cross:
         confidence = round(min(1.0, confidence + CROSS_VALIDATION_BONUS), 3)
         status = "cross_validated"
@@ -320,7 +329,9 @@ def trust_engine(fact_sheets: Sequence[FactSheet], findings: Sequence[Finding],
                 for cid, sids in verified.items()}
     extra = corroborations(claims, verified, sources, similarity, config.cross_validation_similarity)
     scored = [score_claim(c, checked[c["claim_id"]], extra.get(c["claim_id"], []), credibility,
-                          sources, config, text_checks.get(c["claim_id"])) for c in claims]
+                          sources, config, text_checks.get(c["claim_id"]),
+                          {sid: _quote_for(sid, c, findings_by_id) for sid in c["source_ids"]})
+              for c in claims]
     return {"claims": scored, "source_credibility": credibility,
             "hallucination_score": hallucination_score(scored)}
 

@@ -164,6 +164,14 @@ def select_claims(question: str, sub_question: str, claims: list[Claim], quota: 
     return chosen
 
 
+def answer_order(shown: list[Claim], relevance: dict[str, float]) -> list[Claim]:
+    """A section's claims as a reader takes them in: the ones closest to what its
+    sub-question asks first (``graph.relevance``). Selection order is not reading order:
+    selection rewards a source not cited yet, so a section could open with a side remark
+    from a new page and reach its answer fourth."""
+    return sorted(shown, key=lambda claim: -relevance.get(claim["claim_id"], 0.0))
+
+
 def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: Citations,
                        same_statement: Callable[[Claim, list[Claim]], bool],
                        answer: ShortAnswer | None = None) -> str:
@@ -391,7 +399,7 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
             if len(claims_by_sq) > 1:
                 lines += [f"### {_clean(sq['question_text'])}", ""]
             if shown:
-                lines += [f"- {claim_line(c, citations)}" for c in shown]
+                lines += [f"- {claim_line(c, citations)}" for c in answer_order(shown, relevance)]
             elif (home := listed_elsewhere(sq, shown_by_sq, part_of_finding)) is not None:
                 lines.append(f"- Its evidence is listed under “{_clean(home['question_text'])}”.")
             else:
