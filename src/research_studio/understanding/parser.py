@@ -39,6 +39,9 @@ def english() -> Language | None:
 
 # Components a reader of part-of-speech tags and named entities only can skip.
 TAGS_AND_ENTITIES_ONLY = ("parser", "lemmatizer")
+# ... and a reader of part-of-speech tags and morphology only (the tagger and its
+# attribute rules).
+TAGS_ONLY = ("parser", "lemmatizer", "ner")
 
 
 def parse_batch(texts: Sequence[str], skip: Sequence[str] = ()) -> list[Doc | None]:
@@ -51,7 +54,7 @@ def parse_batch(texts: Sequence[str], skip: Sequence[str] = ()) -> list[Doc | No
     return list(nlp.pipe(texts, disable=[name for name in skip if name in nlp.pipe_names]))
 
 
-def reads_as_english(doc: Doc) -> bool:
+def reads_as_english(doc: Doc, min_share: float = MIN_ENGLISH_FUNCTION_SHARE) -> bool:
     """Enough of the text's words are English function words. Capitalised words that are
     not function words are left out when there are others: names and headline-style
     titles ("Research Topic: Crafting Techniques for Non-Alcoholic Cocktails.") say
@@ -60,7 +63,7 @@ def reads_as_english(doc: Doc) -> bool:
     counted = [t for t in words if t.is_stop or not (t.is_title or t.is_upper)] or words
     if not counted:
         return False
-    return sum(t.is_stop for t in counted) / len(counted) >= MIN_ENGLISH_FUNCTION_SHARE
+    return sum(t.is_stop for t in counted) / len(counted) >= min_share
 
 
 def _lowered(text: str, tokens: Sequence) -> str:

@@ -7,17 +7,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from research_studio.understanding.parser import parse_batch
-
-# the tagger and its attribute rules give the morphology; nothing else is needed
-_UNUSED = ("parser", "lemmatizer", "ner")
+from research_studio.understanding.parser import TAGS_ONLY, parse_batch
 
 
 @lru_cache(maxsize=4096)
 def opens_with_reference(text: str) -> bool:
     """The first word points back: a personal pronoun of the third person or a
     demonstrative. False when the pipeline is not installed."""
-    doc = parse_batch([text], skip=_UNUSED)[0]
+    doc = parse_batch([text], skip=TAGS_ONLY)[0]
     first = next((t for t in doc if not (t.is_punct or t.is_space)), None) if doc is not None else None
     if first is None:
         return False

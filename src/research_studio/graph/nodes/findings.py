@@ -28,6 +28,11 @@ from research_studio.graph.text_analysis import (
 )
 from research_studio.knowledge.structure import CODE, Sentence, TextBlock, sentences
 from research_studio.state import Finding, Source, SubQuestion
+from research_studio.understanding.statements import states_something
+
+# Candidates read per finding wanted: enough to replace a title or an introducing line
+# with the next sentence, few enough that the tagger reads a handful per passage.
+STATEMENT_LOOKAHEAD = 2
 
 # Given candidate quotes, the indices of those addressed to the AI rather than a reader
 # (graph/directives.py): such sentences are never evidence.
@@ -92,15 +97,28 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
     texts = [u.text for units in per_item for u in units]
     cosines = iter(np.asarray(similarity(texts, [question]))[:, 0].tolist()
                    if similarity is not None and texts else [0.0] * len(texts))
+    ranked: list[list[tuple[float, Sentence]]] = []
+    wanted: list[int] = []
     for item, units in zip(retrieved, per_item, strict=True):
-        source = item.source
         meaning = [next(cosines) for _ in units]
         scored = sorted(((0.6 * term_overlap(question, s.text) + 0.4 * term_overlap(item.query, s.text)
                           + meaning[i], i, s) for i, s in enumerate(units)),
                         key=lambda t: (-t[0], t[1]))
-        chosen = [(score, s) for score, _, s in scored if score > 0][:config.findings_per_result]
-        if not chosen and units and item.rank < 2:
-            chosen = [(0.0, units[0])]
+        candidates = [(score, s) for score, _, s in scored if score > 0]
+        wanted.append(config.findings_per_result if candidates else 1)
+        if not candidates and item.rank < 2:  # the lead sentence (then the next ones)
+            candidates = [(0.0, unit) for unit in units]
+        # the best few are read by the tagger: a title, or a line that only introduces
+        # what follows, is passed over for the next sentence that states something
+        ranked.append(candidates[:wanted[-1] * STATEMENT_LOOKAHEAD])
+    # sentences only: a table row is a statement by construction, and a window of run-on
+    # text (a flattened infobox) is a fragment on purpose
+    prose = [s for candidates in ranked for _, s in candidates if s.kind == "prose"]
+    stating = dict(zip((id(s) for s in prose), states_something([s.text for s in prose]),
+                       strict=True))
+    for item, candidates, count in zip(retrieved, ranked, wanted, strict=True):
+        source = item.source
+        chosen = [(score, s) for score, s in candidates if stating.get(id(s), True)][:count]
         for score, sentence in chosen:
             out.append(Finding(
                 finding_id=_finding_id(sub_question["sub_question_id"], source["source_id"],
