@@ -1,11 +1,13 @@
 """Whether a sentence states something on its own: a report's claim is a statement.
 
 A title, a caption or a "see also" line ("PEP 343 - The with statement The
-specification, background, and examples for the Python with statement") has no verb,
-and a sentence that ends in a colon introduces what follows it (a code block, a list)
-without saying it. Both are quotable text and neither answers anything when shown
-alone. The verb is read from spaCy's part-of-speech tags; text that does not read as
-English is not judged (the English tagger cannot tell its verbs).
+specification, background, and examples for the Python with statement") has no verb: it
+is quotable text that answers nothing when shown alone. The verb is read from spaCy's
+part-of-speech tags; text that does not read as English is not judged (the English
+tagger cannot tell its verbs). A sentence that ends in a colon before a list or code
+still counts: "Crockett County is the name of two counties …, both named for … Davy
+Crockett:" states the fact a question needs (tried as a rule and dropped: it lost that
+supporting paragraph on MuSiQue, lab log §21).
 """
 
 from __future__ import annotations
@@ -24,9 +26,8 @@ MIN_STATEMENT_ENGLISH_SHARE = 0.25
 
 
 def states_something(texts: Sequence[str]) -> list[bool]:
-    """Per text: it has a verb and does not end by introducing something else. One
-    tagger batch for all; True for every text when the pipeline is not installed."""
+    """Per text: it has a verb. One tagger batch for all; True for every text when the
+    pipeline is not installed."""
     docs = parse_batch(list(texts), skip=TAGS_ONLY)
     return [doc is None or not reads_as_english(doc, MIN_STATEMENT_ENGLISH_SHARE)
-            or (any(t.pos_ in _VERB_POS for t in doc) and not text.rstrip().endswith(":"))
-            for text, doc in zip(texts, docs, strict=True)]
+            or any(t.pos_ in _VERB_POS for t in doc) for doc in docs]

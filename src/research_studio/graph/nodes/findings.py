@@ -30,8 +30,8 @@ from research_studio.knowledge.structure import CODE, Sentence, TextBlock, sente
 from research_studio.state import Finding, Source, SubQuestion
 from research_studio.understanding.statements import states_something
 
-# Candidates read per finding wanted: enough to replace a title or an introducing line
-# with the next sentence, few enough that the tagger reads a handful per passage.
+# Candidates read per finding wanted: enough to replace a title with the next sentence,
+# few enough that the tagger reads a handful per passage.
 STATEMENT_LOOKAHEAD = 2
 
 # Given candidate quotes, the indices of those addressed to the AI rather than a reader
@@ -108,8 +108,8 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
         wanted.append(config.findings_per_result if candidates else 1)
         if not candidates and item.rank < 2:  # the lead sentence (then the next ones)
             candidates = [(0.0, unit) for unit in units]
-        # the best few are read by the tagger: a title, or a line that only introduces
-        # what follows, is passed over for the next sentence that states something
+        # the best few are read by the tagger: a title or a "see also" line is passed
+        # over for the next sentence that states something
         ranked.append(candidates[:wanted[-1] * STATEMENT_LOOKAHEAD])
     # sentences only: a table row is a statement by construction, and a window of run-on
     # text (a flattened infobox) is a fragment on purpose
