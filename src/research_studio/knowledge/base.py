@@ -16,6 +16,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,6 +59,13 @@ SearchMode = Literal["dense", "bm25", "hybrid"]
 _PAGE = 5000
 _Item = TypeVar("_Item", LoadedDocument, SkippedItem)
 MAX_QUERY_CHARS = 4000
+
+
+@functools.cache
+def _dense_queries() -> ThreadPoolExecutor:
+    """Threads that run a hybrid search's dense query while the caller scores BM25: the
+    encoder (ONNX) and Chroma's index release the GIL, so the two halves overlap."""
+    return ThreadPoolExecutor(max_workers=4, thread_name_prefix="kb-dense")
 
 
 @dataclass
@@ -271,12 +279,16 @@ class KnowledgeBase:
         depth = max(k, self.settings.candidate_depth)
         if mode == "dense":
             return self._dense(query, k)
-        lexical = self._lexical_index().search(query, depth)
         if mode == "bm25":
+            lexical = self._lexical_index().search(query, depth)
             chunks = self._chunks_by_id([cid for cid, _ in lexical[:k]])
             return [_hit(self.name, cid, *chunks[cid], score)
                     for cid, score in lexical[:k] if cid in chunks]
-        dense = self._dense(query, depth)
+        dense_query = _dense_queries().submit(self._dense, query, depth)
+        try:
+            lexical = self._lexical_index().search(query, depth)
+        finally:  # the dense half's result or fault, never left running unseen
+            dense = dense_query.result()
         fused = reciprocal_rank_fusion(
             {"dense": [h.chunk_id for h in dense], "bm25": [cid for cid, _ in lexical]},
             {"dense": self.settings.dense_weight, "bm25": self.settings.bm25_weight},
