@@ -43,7 +43,6 @@ WRONG_NAME = "The Millau Viaduct spans the valley of the Loire near Millau."
 UNRELATED = "Tolls collected on the viaduct fund the regional railway network."
 PROPOSED = [(FAITHFUL, DESIGN), (WRONG_NUMBER, OPENED), (WRONG_NAME, SPANS), (UNRELATED, PIER)]
 
-MAX_CLAIMS = ResearchConfig().max_report_claims
 
 
 def make_deps(*replies: str, strong: bool = True) -> ResearchDeps:
@@ -98,7 +97,8 @@ def research_state(findings: list[dict], similarity) -> dict:
     return {"query": SUB_QUESTION["question_text"], "mode": "flat", "mode_reason": "test",
             "decomposition_path": "flat", "config": ResearchConfig(),
             "sub_questions": [SUB_QUESTION], "findings": findings, "sources": sources,
-            "fact_sheets": [synthesize_domain(SUB_QUESTION, findings, sources, similarity, MAX_CLAIMS)[0]]}
+            "fact_sheets": [synthesize_domain(SUB_QUESTION, findings, sources, similarity,
+                                              ResearchConfig())[0]]}
 
 
 def model_findings(deps: ResearchDeps) -> list[dict]:

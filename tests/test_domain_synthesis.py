@@ -26,7 +26,8 @@ from research_studio.graph.nodes.domain_synthesis import (
 )
 from research_studio.models.coordinator import ModelCoordinator
 
-MAX_CLAIMS = ResearchConfig().max_report_claims
+CONFIG = ResearchConfig()
+SAME_TOPIC = CONFIG.same_topic_similarity
 
 
 def jaccard(texts_a: list[str], texts_b: list[str]) -> np.ndarray:
@@ -90,8 +91,8 @@ def test_contradictions_need_same_topic_and_disjoint_numbers():
         finding("f4", "Concrete piers rest on granite 12 metres deep.", 0.8),  # other topic
         finding("f5", "The bridge opened to traffic.", 0.8),  # no number: no conflict
     ]
-    assert conflict_groups(findings, jaccard) == [[0, 1, 2]]
-    assert evidence_counts(findings, jaccard) == {"f1": 1, "f2": 2, "f3": 2, "f4": 1, "f5": 1}
+    assert conflict_groups(findings, jaccard, SAME_TOPIC) == [[0, 1, 2]]
+    assert evidence_counts(findings, jaccard, SAME_TOPIC) == {"f1": 1, "f2": 2, "f3": 2, "f4": 1, "f5": 1}
     assert numeric_tokens("5 km vs 7 km, 1,000 people, 2.5%") == {"5", "7", "1000", "2.5"}
 
 
@@ -102,14 +103,14 @@ def test_resolution_keeps_agreeing_findings_and_drops_losers():
         finding("f3", "The bridge opened to traffic in 2003.", 0.5, source="s3"),
     ]
     # weights 0.66, 0.84, 0.60 -> normalised 0.3143, 0.4, 0.2857; penalty 1 - 0.1143
-    survivors, records, winners = resolve_domain(findings, jaccard)
+    survivors, records, winners = resolve_domain(findings, jaccard, SAME_TOPIC)
     assert [f["finding_id"] for f in survivors] == ["f2", "f3"]
     [record] = records
     assert record["resolved_from"] == ["f1", "f2", "f3"]
     assert record["winner_finding_id"] == "f2"
     assert winners[0]["confidence"] == pytest.approx(0.7 * (1 - (0.84 - 0.60) / 2.1), abs=1e-4)
 
-    sheet = synthesize_domain(SQ1, findings, SOURCES, jaccard, MAX_CLAIMS)[0]
+    sheet = synthesize_domain(SQ1, findings, SOURCES, jaccard, CONFIG)[0]
     [insight] = sheet["key_insights"]  # f2 and f3 are near-duplicates: one insight
     assert insight["finding_ids"] == ["f2", "f3"]
     assert insight["source_ids"] == ["s2", "s3"]
@@ -128,7 +129,7 @@ def test_domain_without_conflict_keeps_every_finding():
         finding("f2", "Engineers used weathering steel for the deck.", 0.8, source="s2"),
         finding("f3", "A viaduct is a bridge made of many short spans.", 0.7, source="s3"),
     ]
-    sheet = synthesize_domain(SQ2, findings, SOURCES, jaccard, MAX_CLAIMS)[0]
+    sheet = synthesize_domain(SQ2, findings, SOURCES, jaccard, CONFIG)[0]
     assert sheet["conflicts_resolved"] == []
     assert [i["finding_ids"] for i in sheet["key_insights"]] == [["f1"], ["f2"], ["f3"]]
     assert [i["type"] for i in sheet["key_insights"]] == ["quantitative", "fact", "definition"]
@@ -141,7 +142,7 @@ def test_insights_sorted_capped_and_grounded():
     findings = [finding(f"f{i}", f"Fact about {w}.", 0.1 * (i + 1), source="s1")
                 for i, w in enumerate(words[:9])]
     findings.append(finding("f_orphan", "Fact about kappa.", 1.0, source="missing"))
-    sheet = synthesize_domain(SQ1, findings, SOURCES, jaccard, max_insights=8)[0]
+    sheet = synthesize_domain(SQ1, findings, SOURCES, jaccard, ResearchConfig(max_report_claims=8))[0]
     confidences = [i["confidence"] for i in sheet["key_insights"]]
     assert len(confidences) == 8 and confidences == sorted(confidences, reverse=True)
     assert "f_orphan" not in {f for i in sheet["key_insights"] for f in i["finding_ids"]}
@@ -161,12 +162,12 @@ def test_near_duplicates_merge_only_when_they_state_the_same_facts():
         finding("f3", "John Fogerty was an Irish millwright, architect and builder active in "
                 "Limerick.", 0.6, "s3"),
     ]
-    insights = merge_insights(findings, np.full((3, 3), 0.95))
+    insights = merge_insights(findings, np.full((3, 3), 0.95), CONFIG.near_duplicate_similarity)
     assert [i["finding_ids"] for i in insights] == [["f1", "f2"], ["f3"]]
     assert insights[0]["source_ids"] == ["s1", "s2"]
     years = [finding("f4", "The bridge in Limerick was completed in 1840.", 0.5, "s4"),
              finding("f5", "The bridge in Limerick was completed in 1860.", 0.4, "s5")]
-    assert len(merge_insights(years, np.full((2, 2), 0.95))) == 2
+    assert len(merge_insights(years, np.full((2, 2), 0.95), CONFIG.near_duplicate_similarity)) == 2
 
 
 def test_source_reach_is_the_share_of_domains_that_found_a_source():
@@ -180,7 +181,7 @@ def test_source_reach_is_the_share_of_domains_that_found_a_source():
 
 
 def test_empty_domain_gives_an_empty_weak_sheet():
-    sheet = synthesize_domain(SQ1, [], SOURCES, jaccard, MAX_CLAIMS)[0]
+    sheet = synthesize_domain(SQ1, [], SOURCES, jaccard, CONFIG)[0]
     assert sheet["key_insights"] == [] and sheet["aggregate_confidence"] == 0.0
     assert sheet["evidence_strength"] == "weak" and sheet["evidence_count"] == 0
 

@@ -313,7 +313,7 @@ def test_conflicting_pairs_need_other_sources_the_same_topic_and_different_numbe
                               web=WebSettings()).similarity
 
     def pairs(*findings: dict) -> list[tuple[str, str]]:
-        return conflicting_pairs(list(findings), similarity)
+        return conflicting_pairs(list(findings), similarity, ResearchConfig().same_topic_similarity)
 
     a = finding("a", "The Golden Gate bridge is 2737 metres long.", "s1")
     b = finding("b", "The Golden Gate bridge is 1280 metres long.", "s2")

@@ -14,6 +14,7 @@ import networkx as nx
 import numpy as np
 from langgraph.runtime import Runtime
 
+from research_studio.config import ResearchConfig
 from research_studio.graph.claim_check import same_facts
 from research_studio.graph.deps import ResearchDeps, SimilarityFn
 from research_studio.graph.text_analysis import numbers_disagree, numeric_tokens
@@ -32,8 +33,6 @@ from research_studio.understanding.parser import parse_batch
 
 Similarity = SimilarityFn | np.ndarray
 
-SAME_TOPIC = 0.75  # findings about the same thing (contradiction / agreement)
-NEAR_DUPLICATE = 0.9  # findings merged into one insight
 MAX_PATTERNS = 10
 
 # spaCy's English entity labels of amounts, and of dates and times
@@ -97,14 +96,14 @@ def group_by_domain(sub_questions: Sequence[SubQuestion],
 
 
 def contradiction_graph(findings: Sequence[Finding], sim: np.ndarray,
-                         members: Sequence[int]) -> nx.Graph:
-    """Findings (by index) linked where they are on the same topic and their figures
-    disagree."""
+                         members: Sequence[int], same_topic: float) -> nx.Graph:
+    """Findings (by index) linked where they are on the same topic (cosine at least
+    ``same_topic``) and their figures disagree."""
     numbers = {i: numeric_tokens(findings[i].get("text", "")) for i in members}
     graph = nx.Graph()
     graph.add_nodes_from(members)
     graph.add_edges_from((i, j) for pos, i in enumerate(members) for j in members[pos + 1:]
-                         if sim[i, j] >= SAME_TOPIC and numbers_disagree(numbers[i], numbers[j]))
+                         if sim[i, j] >= same_topic and numbers_disagree(numbers[i], numbers[j]))
     return graph
 
 
@@ -114,19 +113,21 @@ def _components(graph: nx.Graph) -> list[list[int]]:
                   key=lambda group: group[0])
 
 
-def conflict_groups(findings: Sequence[Finding], similarity: Similarity) -> list[list[int]]:
+def conflict_groups(findings: Sequence[Finding], similarity: Similarity,
+                    same_topic: float) -> list[list[int]]:
     """Indices of contradicting findings, as connected components (chains count as one)."""
     sim = as_matrix([f.get("text", "") for f in findings], similarity)
-    return _components(contradiction_graph(findings, sim, list(range(len(findings)))))
+    return _components(contradiction_graph(findings, sim, list(range(len(findings))), same_topic))
 
 
-def evidence_counts(findings: Sequence[Finding], similarity: Similarity) -> dict[str, int]:
+def evidence_counts(findings: Sequence[Finding], similarity: Similarity,
+                    same_topic: float) -> dict[str, int]:
     """How many findings of the domain say the same thing (same topic, same numbers), self
     included — the seed's ``len(evidence)`` for findings that carry no evidence list."""
     sim = as_matrix([f.get("text", "") for f in findings], similarity)
     numbers = [numeric_tokens(f.get("text", "")) for f in findings]
     return {finding["finding_id"]: sum(1 for j in range(len(findings))
-                                       if j == i or (sim[i, j] >= SAME_TOPIC
+                                       if j == i or (sim[i, j] >= same_topic
                                                      and numbers[i] == numbers[j]))
             for i, finding in enumerate(findings)}
 
@@ -153,7 +154,7 @@ def resolve_conflict(group: Sequence[Finding],
     return {**winner, "confidence": confidence}, record
 
 
-def resolve_domain(findings: Sequence[Finding], similarity: Similarity
+def resolve_domain(findings: Sequence[Finding], similarity: Similarity, same_topic: float
                    ) -> tuple[list[Finding], list[ResolvedConflict], list[Finding]]:
     """Settle every conflict of a domain.
 
@@ -162,13 +163,13 @@ def resolve_domain(findings: Sequence[Finding], similarity: Similarity
     survive, and the vote repeats until no contradiction is left among the survivors.
     """
     sim = as_matrix([f.get("text", "") for f in findings], similarity)
-    counts = evidence_counts(findings, sim)
+    counts = evidence_counts(findings, sim, same_topic)
     current = list(findings)
     alive = list(range(len(findings)))
     records: list[ResolvedConflict] = []
     winners: dict[int, Finding] = {}
     while True:
-        graph = contradiction_graph(current, sim, alive)
+        graph = contradiction_graph(current, sim, alive, same_topic)
         groups = _components(graph)
         if not groups:
             break
@@ -182,7 +183,8 @@ def resolve_domain(findings: Sequence[Finding], similarity: Similarity
 
 
 # ---- fact sheets -----------------------------------------------------------------------------
-def merge_insights(findings: Sequence[Finding], similarity: Similarity) -> list[KeyInsight]:
+def merge_insights(findings: Sequence[Finding], similarity: Similarity,
+                   near_duplicate: float) -> list[KeyInsight]:
     """Near-duplicates become one insight (the most confident wording), sources unioned:
     findings the encoder reads as the same statement that also state the same facts
     (``claim_check.same_facts``). Without that test, facts worded alike about different
@@ -191,7 +193,7 @@ def merge_insights(findings: Sequence[Finding], similarity: Similarity) -> list[
     texts = [f.get("text", "") for f in findings]
     sim = as_matrix(texts, similarity)
     close = [(i, j) for i in range(len(findings)) for j in range(i + 1, len(findings))
-             if sim[i, j] >= NEAR_DUPLICATE]
+             if sim[i, j] >= near_duplicate]
     alike = {frozenset(pair) for pair, same in zip(close, same_facts(texts, close), strict=True)
              if same}
     order = sorted(range(len(findings)),
@@ -234,15 +236,16 @@ def findings_with_sources(findings: Sequence[Finding], sources: dict[str, Source
 
 def synthesize_domain(sub_question: SubQuestion, findings: Sequence[Finding],
                       sources: dict[str, Source], similarity_fn: SimilarityFn,
-                      max_insights: int) -> tuple[FactSheet, list[Finding]]:
-    """The fact sheet of one domain (at most ``max_insights`` insights) plus the winners
-    whose confidence the vote lowered."""
+                      config: ResearchConfig) -> tuple[FactSheet, list[Finding]]:
+    """The fact sheet of one domain (at most ``max_report_claims`` insights) plus the
+    winners whose confidence the vote lowered."""
     usable = findings_with_sources(findings, sources)
     sim = as_matrix([f["text"] for f in usable], similarity_fn)
-    survivors, conflicts, winners = resolve_domain(usable, sim)
+    survivors, conflicts, winners = resolve_domain(usable, sim, config.same_topic_similarity)
     position = {f["finding_id"]: i for i, f in enumerate(usable)}
     keep = [position[f["finding_id"]] for f in survivors]
-    insights = merge_insights(survivors, sim[np.ix_(keep, keep)])[:max_insights]
+    insights = merge_insights(survivors, sim[np.ix_(keep, keep)],
+                              config.near_duplicate_similarity)[:config.max_report_claims]
     aggregate = round(float(np.mean([i["confidence"] for i in insights])), 3) if insights else 0.0
     source_count = len({s for insight in insights for s in insight["source_ids"]})
     sheet: FactSheet = {
@@ -297,7 +300,6 @@ def synthesize_all(state: ResearchState, similarity_fn: SimilarityFn
 
     A sheet may hold as many insights as the whole report can show (a flat run has one
     domain), so the writer, not the sheet, decides what is cited."""
-    max_insights = state["config"].max_report_claims
     sub_questions = list(state.get("sub_questions") or [])
     findings = list(state.get("findings") or [])
     sources = dict(state.get("sources") or {})
@@ -306,7 +308,7 @@ def synthesize_all(state: ResearchState, similarity_fn: SimilarityFn
     winners: list[Finding] = []
     for sub_question in sub_questions:
         sheet, rescored = synthesize_domain(sub_question, domains[sub_question["sub_question_id"]],
-                                            sources, similarity_fn, max_insights)
+                                            sources, similarity_fn, state["config"])
         sheets.append(sheet)
         winners.extend(rescored)
     return sheets, cross_domain_patterns(sheets, findings), winners

@@ -23,12 +23,13 @@ def section_confidence(sub_question: SubQuestion, findings: list[Finding],
     return round(base * min(1.0, len(findings) / max(1, config.min_findings)), 3)
 
 
-def conflicting_pairs(findings: list[Finding], similarity: Similarity) -> list[tuple[str, str]]:
+def conflicting_pairs(findings: list[Finding], similarity: Similarity,
+                      same_topic: float) -> list[tuple[str, str]]:
     """Findings of different sources that contradict each other as domain synthesis sees it
     (the same topic by the sentence encoder, different figures), so both steps name the
     same conflicts."""
     sim = as_matrix([f["text"] for f in findings], similarity)
-    graph = contradiction_graph(findings, sim, list(range(len(findings))))
+    graph = contradiction_graph(findings, sim, list(range(len(findings))), same_topic)
     pairs = sorted(tuple(sorted(edge)) for edge in graph.edges)
     return [(findings[i]["finding_id"], findings[j]["finding_id"]) for i, j in pairs
             if findings[i]["source_id"] != findings[j]["source_id"]]
@@ -67,7 +68,8 @@ async def detect_gaps_node(state: ResearchState, runtime: Runtime[ResearchDeps])
         sq_id = sq["sub_question_id"]
         evidence = " ".join(sources.get(f["source_id"], {}).get("text", "") for f in by_sq[sq_id])
         missing = sorted(content_terms(sq["question_text"]) - content_terms(evidence))
-        conflicts = conflicting_pairs(by_sq[sq_id], runtime.context.similarity)
+        conflicts = conflicting_pairs(by_sq[sq_id], runtime.context.similarity,
+                                      config.same_topic_similarity)
         weak = len(by_sq[sq_id]) < config.min_findings or sections[sq_id] < config.min_confidence
         if not (weak or conflicts):
             continue
