@@ -19,7 +19,7 @@ def time_split(calls: list[dict], wall_s: float, embed_s: float) -> dict[str, fl
             "other_s": round(max(0.0, wall_s - model_s - embed_s), 3)}
 
 
-def usage_summary(state: ResearchState, wall_s: float, embed_s: float = 0.0) -> dict[str, Any]:
+def usage_summary(state: ResearchState, wall_s: float, embed_s: float) -> dict[str, Any]:
     calls = state.get("llm_calls", [])
     by: dict[str, dict[str, dict[str, float]]] = {"node": defaultdict(lambda: defaultdict(float)),
                                                   "tier": defaultdict(lambda: defaultdict(float))}
@@ -51,7 +51,7 @@ def usage_summary(state: ResearchState, wall_s: float, embed_s: float = 0.0) -> 
 
 
 def build_result(state: ResearchState, session_id: str, status: str, wall_s: float,
-                 embed_s: float = 0.0) -> dict[str, Any]:
+                 embed_s: float) -> dict[str, Any]:
     sources = state.get("sources", {})
     citations = state.get("citations", {})  # S1 -> source_id
     sid_of = {source_id: sid for sid, source_id in citations.items()}

@@ -187,8 +187,9 @@ async def _drive(workspace: Workspace, session_id: str, answer: Any,
     run_config = {"configurable": {"thread_id": session_id},
                   "max_concurrency": max(1, config.max_concurrency), "recursion_limit": 200}
     started = time.perf_counter()
-    embedding_before = deps.embeddings.busy_s  # this run's share (approximate when other
-    # sessions of the same process embed at the same time)
+    # the encoder's seconds in this run (approximate while other sessions of the same
+    # process embed at the same time)
+    embedding_before = deps.embeddings.busy_s
     previous_active = float(row.get("active_s") or 0.0)
     status = "running"
     refused = False

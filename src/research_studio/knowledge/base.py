@@ -300,17 +300,18 @@ class KnowledgeBase:
         return [_hit(self.name, cid, *chunks[cid], round(float(score), 6))
                 for cid, score in fused if cid in chunks]
 
+    def _nearest(self, query: str, k: int, include: list[str]) -> dict[str, Any]:
+        """Chroma's answer for the ``k`` chunks nearest the query, with ``include``."""
+        vector = self.embeddings.embed_array([query])
+        return self.collection.query(query_embeddings=vector, n_results=min(k, self.count()),
+                                     include=include)
+
     def _dense_ranking(self, query: str, k: int) -> list[str]:
         """The ids of the ``k`` chunks nearest the query, nearest first."""
-        vector = self.embeddings.embed_array([query])
-        result = self.collection.query(query_embeddings=vector, n_results=min(k, self.count()),
-                                       include=["distances"])
-        return list(result["ids"][0])
+        return list(self._nearest(query, k, ["distances"])["ids"][0])
 
     def _dense(self, query: str, k: int) -> list[SearchHit]:
-        vector = self.embeddings.embed_array([query])
-        result = self.collection.query(query_embeddings=vector, n_results=min(k, self.count()),
-                                       include=["documents", "metadatas", "distances"])
+        result = self._nearest(query, k, ["documents", "metadatas", "distances"])
         return [_hit(self.name, cid, doc or "", dict(meta or {}), 1.0 - dist)
                 for cid, doc, meta, dist in zip(result["ids"][0], result["documents"][0],
                                                 result["metadatas"][0], result["distances"][0],

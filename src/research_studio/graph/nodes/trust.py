@@ -200,15 +200,17 @@ def _quote_for(source_id: str, claim: Claim, findings_by_id: dict[str, Finding])
     return claim.get("quote", "")
 
 
-def verify_spans(claim: Claim, sources: dict[str, Source], findings_by_id: dict[str, Finding],
+def quotes_by_source(claim: Claim, findings_by_id: dict[str, Finding]) -> dict[str, str]:
+    """Per candidate source of the claim, the quote to look for there (``_quote_for``): the
+    span check searches for it and cross-validation compares them."""
+    return {sid: _quote_for(sid, claim, findings_by_id) for sid in claim.get("source_ids", [])}
+
+
+def verify_spans(quotes: dict[str, str], sources: dict[str, Source],
                  threshold: float) -> dict[str, dict]:
-    """Span check of the claim's quote in every candidate source's stored text."""
-    checked: dict[str, dict] = {}
-    for source_id in claim.get("source_ids", []):
-        text = sources.get(source_id, {}).get("text", "")
-        checked[source_id] = locate_quote(_quote_for(source_id, claim, findings_by_id), text,
-                                          threshold)
-    return checked
+    """Span check of each candidate source's quote (``quotes_by_source``) in its stored text."""
+    return {source_id: locate_quote(quote, sources.get(source_id, {}).get("text", ""), threshold)
+            for source_id, quote in quotes.items()}
 
 
 def _verified(checked: dict[str, dict]) -> list[str]:
@@ -273,8 +275,8 @@ def corroborations(claims: Sequence[Claim], verified: dict[str, list[str]],
 
 def score_claim(claim: Claim, checked: dict[str, dict], extra_sources: list[str],
                 credibility: dict[str, float], sources: dict[str, Source],
-                config: ResearchConfig, text_check: dict | None = None,
-                quotes: dict[str, str] | None = None) -> Claim:
+                config: ResearchConfig, text_check: dict | None,
+                quotes: dict[str, str]) -> Claim:
     """Confidence = credibility x match ratio x finding confidence, bonus when corroborated.
     A claim whose text fails its check against the quote is unverified, the reason kept."""
     verified = _verified(checked) if text_check is None or text_check["passed"] else []
@@ -289,9 +291,8 @@ def score_claim(claim: Claim, checked: dict[str, dict], extra_sources: list[str]
     base = credibility.get(best, 0.0) * checked[best]["ratio"] * claim.get(
         "confidence", DEFAULT_CONFIDENCE)
     confidence = round(base, 3)
-    quotes = quotes or {}
-    cross = confirmed_independently({sid: quotes.get(sid, claim.get("quote", "")) for sid in verified},
-                                    sources) or bool(extra_sources)
+    cross = confirmed_independently({sid: quotes[sid] for sid in verified}, sources) \
+        or bool(extra_sources)
     if cross:
         confidence = round(min(1.0, confidence + CROSS_VALIDATION_BONUS), 3)
         status = "cross_validated"
@@ -319,8 +320,9 @@ def trust_engine(fact_sheets: Sequence[FactSheet], findings: Sequence[Finding],
     findings_by_id = {f["finding_id"]: f for f in findings if f.get("finding_id")}
     credibility = {sid: source_credibility(source) for sid, source in sources.items()}
     claims = extract_claims(fact_sheets, findings_by_id)
-    checked = {c["claim_id"]: verify_spans(c, sources, findings_by_id, config.fuzzy_match_threshold)
-               for c in claims}
+    quotes = {c["claim_id"]: quotes_by_source(c, findings_by_id) for c in claims}
+    checked = {cid: verify_spans(by_source, sources, config.fuzzy_match_threshold)
+               for cid, by_source in quotes.items()}
     verified = {cid: _verified(results) for cid, results in checked.items()}
     text_checks = check_claim_texts(claims, verified, findings_by_id, sources, similarity,
                                     config.claim_text_min_similarity)
@@ -329,8 +331,7 @@ def trust_engine(fact_sheets: Sequence[FactSheet], findings: Sequence[Finding],
                 for cid, sids in verified.items()}
     extra = corroborations(claims, verified, sources, similarity, config.cross_validation_similarity)
     scored = [score_claim(c, checked[c["claim_id"]], extra.get(c["claim_id"], []), credibility,
-                          sources, config, text_checks.get(c["claim_id"]),
-                          {sid: _quote_for(sid, c, findings_by_id) for sid in c["source_ids"]})
+                          sources, config, text_checks.get(c["claim_id"]), quotes[c["claim_id"]])
               for c in claims]
     return {"claims": scored, "source_credibility": credibility,
             "hallucination_score": hallucination_score(scored)}
