@@ -13,12 +13,14 @@ from collections.abc import Callable
 
 from spacy.tokens import Doc, Span
 
+from research_studio.knowledge.lexical import tokenize
 from research_studio.prompts import load_data
 from research_studio.understanding import facets as parts
 from research_studio.understanding.chains import chain, relative_openers
 from research_studio.understanding.kinds import Embed, kind_scores, writing_judge
 from research_studio.understanding.parser import parse
 from research_studio.understanding.structure import Facet, QuestionKind, QuestionStructure
+from research_studio.understanding.subject import central_subject
 
 K = QuestionKind
 # The encoder's reading must beat the runner-up by this much to override structure that
@@ -34,7 +36,7 @@ def understand(text: str, embed: Embed | None = None) -> QuestionStructure:
     if doc is None:
         return QuestionStructure(text=text, kind=K.OPEN, english=False)
     scores = kind_scores(text, embed) if embed is not None else {}
-    return _structure(text, doc, scores, writing_judge(embed) if embed is not None else None)
+    return _structure(text, doc, scores, writing_judge(embed) if embed is not None else None, embed)
 
 
 def _leading(scores: dict[str, float]) -> str | None:
@@ -51,7 +53,7 @@ def _confident(scores: dict[str, float], kind: str) -> bool:
 
 
 def _structure(text: str, doc: Doc, scores: dict[str, float],
-               writing: Callable[[str], bool] | None) -> QuestionStructure:
+               writing: Callable[[str], bool] | None, embed: Embed | None = None) -> QuestionStructure:
     intent = _leading(scores)
     sentences = list(doc.sents)
     segments = parts.clause_segments(doc, relative_openers(doc))
@@ -62,7 +64,11 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     one_question = len(sentences) == 1 and text.rstrip().endswith("?")
     brief = len(sentences) >= 2  # a research brief: its parts before any one list in it
     split = len(segments) >= 2 or brief
-    by_segment = _segment_parts(text, doc, segments, writing) if split or not one_question else []
+    # a brief or an instruction is about the phrase the whole text means most; a question's
+    # topic is its first clause's subject
+    subject = central_subject(text, doc, embed, writing) if embed is not None and not one_question else ""
+    topic = subject or parts.topic(text, doc)
+    by_segment = _segment_parts(text, doc, segments, writing, topic) if split or not one_question else []
     common = dict(text=text, entities=parts.names(text, doc), sentences=len(sentences),
                   kind_scores=scores, asks_itself=bool(segments) and parts.asks(segments[0]),
                   research_question=text if one_question else _research_question(text, by_segment))
@@ -75,8 +81,7 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     if len(group) >= 2 and intent == K.COMPARISON and not (brief and len(facets) >= 2):
         return _comparison(text, doc, group, segments, common)
     if len(facets) >= 2:
-        return QuestionStructure(kind=K.MULTI_FACETED, facets=facets,
-                                 topic=parts.topic(text, doc), **common)
+        return QuestionStructure(kind=K.MULTI_FACETED, facets=facets, topic=topic, **common)
     if nested is not None:
         return QuestionStructure(kind=K.CHAIN, clauses=nested.clauses, anchor=nested.anchor,
                                  asked_kind=nested.asked_kind,
@@ -92,7 +97,7 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     if kind == K.COMPARISON:  # nothing to compare in the parse: research it openly
         kind = K.OPEN
     reason = parts.asked_reason(text, doc) if kind == K.CAUSAL else ""
-    return QuestionStructure(kind=kind, topic=parts.topic(text, doc), reason_for=reason, **common)
+    return QuestionStructure(kind=kind, topic=topic, reason_for=reason, **common)
 
 
 def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: dict
@@ -128,9 +133,10 @@ def _whole(facets: list[Facet]) -> list[Facet]:
 
 
 def _segment_parts(text: str, doc: Doc, segments: list[Span],
-                   writing: Callable[[str], bool] | None) -> list[Parts]:
-    """Per segment, its questions and instructions, and its statements, as questions."""
-    referent = parts.topic(text, doc)
+                   writing: Callable[[str], bool] | None, referent: str) -> list[Parts]:
+    """Per segment, its questions and instructions, and its statements, as questions;
+    ``referent``: what the text is about (pronouns stand for it, and a part that does not
+    name it is asked about it)."""
     templates = load_data("offline_plan")["multi_faceted"]
     by_segment: list[Parts] = []
     for segment in segments:
@@ -147,15 +153,26 @@ def _segment_parts(text: str, doc: Doc, segments: list[Span],
                 continue
             members = parts.listed_nouns(target)
             if stated:  # no pronoun resolution: a statement's "it" is too often ambiguous
-                statement = _clean(parts.text_of(text, list(target)))
+                statement = parts.clean_phrase(parts.text_of(text, list(target)))
                 statements.append(Facet(text=templates["statement_facet"].format(
                     facet=statement[:1].lower() + statement[1:] if target[0].pos_ != "PROPN"
                     else statement), source=unit.text))
                 continue
-            for piece in filter(None, map(_clean, _object_pieces(text, target, members, referent))):
+            pieces = _object_pieces(text, target, members, referent)
+            for piece in filter(None, map(parts.clean_phrase, pieces)):
                 key = "action_facet" if target[0].tag_ == "VB" else "phrase_facet"
-                asked.append(Facet(text=templates[key].format(facet=piece), source=unit.text))
+                asked.append(Facet(text=templates[key].format(facet=_anchored(piece, referent, templates)),
+                                   source=unit.text))
     return by_segment
+
+
+def _anchored(piece: str, referent: str, templates: dict) -> str:
+    """A part that shares no content word with what the text is about is asked about it
+    ("other relevant factors" → "other relevant factors regarding hollow motor shafts"): a
+    sub-question is researched alone and must name its subject."""
+    if not referent or set(tokenize(piece)) & set(tokenize(referent)):
+        return piece
+    return piece + templates["topic_suffix"].format(topic=referent)
 
 
 def _research_question(text: str, by_segment: list[Parts]) -> str:
@@ -182,14 +199,6 @@ def _asked_pieces(text: str, segment: Span, referent: str, templates: dict) -> l
     return [f"{prefix}{parts.text_of(text, parts.member_tokens(m))}{complement}" for m in members]
 
 
-def _clean(phrase: str) -> str:
-    """One line, no closing punctuation, no bracket left open by a cut."""
-    phrase = " ".join(phrase.split()).rstrip(" .?!;:,")
-    while phrase.count("(") > phrase.count(")"):
-        phrase = phrase[:phrase.rindex("(")].rstrip(" .?!;:,")
-    return phrase
-
-
 def _object_pieces(text: str, target: Span, members: list, referent: str) -> list[str]:
     """The object of an instruction, one piece per coordinated noun that shares a
     complement ("the current applications and recent advancements of light therapies")."""
@@ -203,7 +212,7 @@ def _noun_facets(text: str, group: list) -> list[Facet]:
     """"the causes, effects and solutions to climate change" → one question per noun,
     about the object they share."""
     preposition, shared = parts.shared_object(text, group)
-    shared = _clean(shared)
+    shared = parts.clean_phrase(shared)
     if not shared:
         return []
     template = load_data("offline_plan")["multi_faceted"]["noun_facet"]
@@ -218,5 +227,5 @@ def _noun_facets(text: str, group: list) -> list[Facet]:
 
 
 def _as_question(phrase: str) -> str:
-    phrase = _clean(phrase)
+    phrase = parts.clean_phrase(phrase)
     return phrase[:1].upper() + phrase[1:] + "?" if phrase else ""

@@ -34,9 +34,17 @@ def text_of(text: str, tokens: list[Token]) -> str:
     return text[first.idx:last.idx + len(last.text)].strip(" ,;:")
 
 
+def clean_phrase(phrase: str) -> str:
+    """One line, no closing punctuation, no bracket left open by a cut."""
+    phrase = " ".join(phrase.split()).rstrip(" .?!;:,")
+    while phrase.count("(") > phrase.count(")"):
+        phrase = phrase[:phrase.rindex("(")].rstrip(" .?!;:,")
+    return phrase
+
+
 def member_tokens(member: Token) -> list[Token]:
     """A coordinated noun with its own modifiers, without the conjuncts hanging on it."""
-    return [t for t in _left_phrase(member) if t.dep_ not in ("conj", "cc")]
+    return [member, *(t for t in _left_phrase(member)[1:] if t.dep_ not in ("conj", "cc"))]
 
 
 def _left_phrase(token: Token) -> list[Token]:
@@ -88,6 +96,12 @@ def member_phrases(text: str, members: list[Token]) -> list[str]:
     return [text_of(text, _left_phrase(m)) for m in members]
 
 
+def personal(tokens: list[Token] | Span) -> bool:
+    """The phrase belongs to the person asking or the reader ("my research area", "our
+    daily dietary choices", "your analysis"): first or second person, by morphology."""
+    return any(t.morph.get("Person") in (["1"], ["2"]) for t in tokens)
+
+
 def shared_object(text: str, members: list[Token]) -> tuple[str, str]:
     """The preposition and object the group shares ("… and solutions to climate change"
     → ("to", "climate change")), attached to a member or to the word that governs it."""
@@ -97,6 +111,8 @@ def shared_object(text: str, members: list[Token]) -> tuple[str, str]:
             if child.dep_ == "prep":
                 objects = [c for c in child.children if c.dep_ == "pobj"]
                 if objects and child.i > members[-1].i - 1:
+                    if personal(list(objects[0].subtree)):  # "my research area" names nothing
+                        return "", ""
                     return child.lower_, text_of(text, list(objects[0].subtree))
     return "", ""
 
@@ -241,11 +257,11 @@ def topic(text: str, doc: Doc, skip: set[int] = frozenset()) -> str:
     named = [c for c in chunks if c.root.pos_ == "PROPN"]
     for candidates in (subjects, named, chunks):
         if candidates:
-            return _without_determiner(text, candidates[0])
+            return noun_phrase(text, candidates[0])
     return ""
 
 
-def _without_determiner(text: str, chunk: Span) -> str:
+def noun_phrase(text: str, chunk: Span) -> str:
     """The chunk without its article (a name keeps it) or a superlative ("the best
     database" is about databases), with compound words that follow it ("machine learning", when the parser
     hangs "learning" on the next word) and the prepositional phrase that completes it
@@ -391,7 +407,7 @@ def research_object(unit: Span, writing: Callable[[str], bool] | None = None
         head = goals[0]
         tokens = [t for t in head.subtree if t.i >= head.i]
         return _subject_of(unit.doc[tokens[0].i:tokens[-1].i + 1], writing), False
-    if subjects:
+    if subjects and not _addresses_the_writing(subjects[0], writing):
         return unit, True
     tokens = [t for t in unit if t.i > head.i]
     while tokens and (tokens[0].pos_ in ("ADP", "PUNCT", "CCONJ", "PART") or tokens[0].dep_ == "acomp"
@@ -402,6 +418,16 @@ def research_object(unit: Span, writing: Callable[[str], bool] | None = None
     if not any(t.pos_ in ("NOUN", "PROPN") for t in tokens):
         return None, False
     return _subject_of(unit.doc[tokens[0].i:tokens[-1].i + 1], writing), False
+
+
+def _addresses_the_writing(subject: Token, writing: Callable[[str], bool] | None) -> bool:
+    """A statement about the piece of writing wanted or its reader ("Your analysis should
+    integrate X", "The report should conclude by identifying Y", "These notes should
+    offer Z") is an instruction: what its verb asks for is the thing to research."""
+    phrase = list(subject.subtree)
+    if personal(phrase):
+        return True
+    return subject.pos_ == "NOUN" and writing is not None and writing(text_of(subject.doc.text, phrase))
 
 
 def _subject_of(span: Span, writing: Callable[[str], bool] | None) -> Span | None:

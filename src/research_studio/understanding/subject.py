@@ -1,0 +1,57 @@
+"""The subject of a research brief: the noun phrase that the whole text is most about.
+
+The first clause's subject is a good topic for a question ("What does VACUUM do …") but
+not for a brief, whose first sentence often names the person asking ("As a senior
+product manager, …"), the piece of writing wanted ("Write a research report on …") or
+a generic word ("resources", "individuals"). Every noun phrase of the brief is a
+candidate; the sentence encoder judges which one the whole text is most about.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from spacy.tokens import Doc, Span
+
+from research_studio.understanding.exemplars import Embed
+from research_studio.understanding.facets import clean_phrase, noun_phrase, personal
+
+# A subject names something: a phrase of fewer content words than this is too vague to
+# anchor a sub-question by ("data", "them"), unless it is a name.
+MIN_SUBJECT_WORDS = 2
+
+
+def _introductory(chunk: Span) -> bool:
+    """The phrase stands in what introduces a sentence, set off by a comma before its main
+    verb ("As an agricultural engineering researcher, please develop …", "Acting as a
+    product manager, conduct …"): it tells who asks or when, not what to research."""
+    root = chunk.sent.root
+    return any(t.text == "," and chunk.end <= t.i < root.i for t in chunk.sent)
+
+
+def _candidates(text: str, doc: Doc, is_writing: Callable[[str], bool] | None) -> list[str]:
+    found: list[str] = []
+    for chunk in doc.noun_chunks:
+        if chunk.root.pos_ not in ("NOUN", "PROPN") or personal(chunk) or _introductory(chunk):
+            continue
+        phrase = clean_phrase(noun_phrase(text, chunk))
+        words = [t for t in chunk if not t.is_stop and t.is_alpha]
+        if len(words) < MIN_SUBJECT_WORDS and chunk.root.pos_ != "PROPN":
+            continue
+        if is_writing is not None and is_writing(phrase):
+            continue
+        found.append(phrase)
+    return list(dict.fromkeys(found))
+
+
+def central_subject(text: str, doc: Doc, embed: Embed,
+                    is_writing: Callable[[str], bool] | None = None) -> str:
+    """The noun phrase (with its complement: "the price dynamics of chub mackerel in …")
+    closest in meaning to the whole text; empty when the text has none."""
+    candidates = _candidates(text, doc, is_writing)
+    if not candidates:
+        return ""
+    vectors = embed([text, *candidates])
+    scores = vectors[1:] @ vectors[0]
+    return candidates[int(np.argmax(scores))]
