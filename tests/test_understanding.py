@@ -285,6 +285,34 @@ def test_an_introductory_phrase_stays_with_its_question(embed):
     assert not any(t.startswith("Furthermore") or t.startswith("What is known about For") for t in texts)
 
 
+def test_a_brief_is_about_what_the_whole_text_means_not_who_asks(embed):
+    brief = ("As a hospital procurement manager, write a report on the reliability of infusion "
+             "pumps in intensive care units. Cover failure rates and maintenance costs.")
+    structure, texts = plan_of(brief, embed)
+    assert_questions(texts)
+    assert "infusion pumps" in structure.topic and "manager" not in structure.topic
+    assert all("infusion pumps" in t for t in texts), texts
+    # every member of a list keeps its head noun ("maintenance costs", not "maintenance")
+    assert any("failure rates" in t for t in texts) and any("maintenance costs" in t for t in texts), texts
+
+
+def test_a_part_that_does_not_name_the_subject_is_asked_about_it(embed):
+    _, texts = plan_of("Investigate the adoption of heat pumps in Scandinavian homes. Also "
+                       "consider other relevant factors.", embed)
+    factors = [t for t in texts if "other relevant factors" in t]
+    assert factors and all("heat pumps" in t for t in factors), texts
+
+
+def test_a_statement_about_the_report_is_an_instruction(embed):
+    brief = ("Analyze the safety record of lithium-ion batteries in electric buses. Your analysis "
+             "should integrate thermal runaway mechanisms and fire-suppression standards.")
+    _, texts = plan_of(brief, embed)
+    assert_questions(texts)
+    assert not any("your analysis" in t.lower() or "statement that" in t for t in texts), texts
+    assert any("thermal runaway mechanisms" in t for t in texts), texts
+    assert any("fire-suppression standards" in t for t in texts), texts
+
+
 def test_a_plural_pronoun_is_not_replaced_by_a_singular_topic(embed):
     structure = understand("How does the city council set its budget, and what do residents "
                            "say about their taxes?", embed)
