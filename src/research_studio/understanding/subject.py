@@ -39,7 +39,7 @@ def _candidates(text: str, doc: Doc, is_writing: Callable[[str], bool] | None) -
         words = [t for t in chunk if not t.is_stop and t.is_alpha]
         if len(words) < MIN_SUBJECT_WORDS and chunk.root.pos_ != "PROPN":
             continue
-        if is_writing is not None and is_writing(phrase):
+        if is_writing is not None and is_writing(chunk.text):  # "a research report" (on X: X is a chunk too)
             continue
         found.append(phrase)
     return list(dict.fromkeys(found))
