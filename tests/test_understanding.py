@@ -5,10 +5,13 @@ ordinary research questions, none taken from the evaluation files."""
 import json
 
 import pytest
+from spacy.tokens import Doc
+from spacy.vocab import Vocab
 
 from research_studio.graph.text_analysis import content_terms, hop_terms
 from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
 from research_studio.understanding import QuestionKind, QuestionStructure, decompose, understand
+from research_studio.understanding.facets import coordinated_units
 
 K = QuestionKind
 
@@ -311,6 +314,21 @@ def test_a_statement_about_the_report_is_an_instruction(embed):
     assert not any("your analysis" in t.lower() or "statement that" in t for t in texts), texts
     assert any("thermal runaway mechanisms" in t for t in texts), texts
     assert any("fire-suppression standards" in t for t in texts), texts
+
+
+def test_a_noun_the_parser_hangs_on_a_verb_as_its_conjunct_does_not_cut_the_instruction():
+    # the small parser sometimes reads "…, and the Americas" as a third instruction beside
+    # "Research and analyze": coordination joins like with like, so it stays in its list
+    words = ["Research", "and", "analyze", "paths", "in", "Europe", ",", "Asia", ",", "and",
+             "the", "Americas", "after", "1945"]
+    heads = [0, 0, 0, 2, 3, 4, 5, 5, 0, 0, 11, 0, 11, 12]
+    deps = ["ROOT", "cc", "conj", "dobj", "prep", "pobj", "punct", "conj", "punct", "cc", "det",
+            "conj", "prep", "pobj"]
+    pos = ["VERB", "CCONJ", "VERB", "NOUN", "ADP", "PROPN", "PUNCT", "PROPN", "PUNCT", "CCONJ",
+           "DET", "PROPN", "ADP", "NUM"]
+    doc = Doc(Vocab(), words=words, heads=heads, deps=deps, pos=pos, sent_starts=[True] + [False] * 13)
+    units = [u.text for u in coordinated_units(doc[:])]
+    assert units == ["analyze paths in Europe , Asia , and the Americas after 1945"], units
 
 
 def test_a_plural_pronoun_is_not_replaced_by_a_singular_topic(embed):

@@ -372,7 +372,10 @@ def coordinated_units(span: Span) -> list[Span]:
     instructions; "Research on X, and its Y" → two topics): each conjunct of the head
     with its own words, the head without its conjuncts' words."""
     head = span.root
-    conjuncts = [c for c in head.children if c.dep_ == "conj" and span.start <= c.i < span.end]
+    # coordination joins like with like: a noun hung on a verb as its conjunct ("Research
+    # and analyze the paths … in Europe, Asia, and the Americas") is the parser's slip
+    conjuncts = [c for c in head.children if c.dep_ == "conj" and span.start <= c.i < span.end
+                 and (head.pos_ != "VERB" or c.pos_ in ("VERB", "AUX"))]
     if not conjuncts:
         return [span]
     cuts = sorted(min(t.i for t in c.subtree) for c in conjuncts)
