@@ -257,7 +257,7 @@ def topic(text: str, doc: Doc, skip: set[int] = frozenset()) -> str:
     named = [c for c in chunks if c.root.pos_ == "PROPN"]
     for candidates in (subjects, named, chunks):
         if candidates:
-            return noun_phrase(text, candidates[0])
+            return clean_phrase(noun_phrase(text, candidates[0]))
     return ""
 
 
