@@ -85,6 +85,18 @@ def test_coordinated_facets_become_one_question_each(embed):
         assert facet in text and "climate change" in text
 
 
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Explain the causes, effects, and solutions to climate change",
+     ["causes of climate change", "effects of climate change", "solutions to climate change"]),
+    ("Describe the benefits, risks and alternatives to nuclear power",
+     ["benefits of nuclear power", "risks of nuclear power", "alternatives to nuclear power"]),
+])
+def test_a_written_preposition_belongs_to_the_member_it_follows(embed, question, expected):
+    _, texts = plan_of(question, embed)
+    for phrase, text in zip(expected, texts, strict=True):
+        assert phrase in text, texts
+
+
 def test_several_questions_in_one_are_split_with_pronouns_resolved(embed):
     question = ("How does machine learning work, what are its applications in healthcare, "
                 "and what are the ethical concerns?")

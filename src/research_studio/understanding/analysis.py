@@ -216,12 +216,14 @@ def _noun_facets(text: str, group: list) -> list[Facet]:
     if not shared:
         return []
     template = load_data("offline_plan")["multi_faceted"]["noun_facet"]
-    attached = preposition if any(c.dep_ == "prep" and c.lower_ == preposition
-                                  for m in group for c in m.children) else "of"
     out = []
     for member, phrase in zip(group, parts.member_phrases(text, group), strict=True):
         be = "are" if member.tag_ in ("NNS", "NNPS") else "is"
-        out.append(Facet(text=template.format(be=be, facet=phrase, preposition=attached,
+        # the written preposition belongs to the member it is written after or attached to
+        # ("the causes, effects and solutions to X": solutions to X, causes of X)
+        own = member is group[-1] or any(c.dep_ == "prep" and c.lower_ == preposition
+                                         for c in member.children)
+        out.append(Facet(text=template.format(be=be, facet=phrase, preposition=preposition if own else "of",
                                               topic=shared), source=phrase))
     return out
 
