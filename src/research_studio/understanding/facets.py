@@ -214,8 +214,12 @@ def asks(span: Span) -> bool:
     or with a question word after an introductory phrase without a verb of its own ("As
     family members, which signs …")."""
     first = span[0]
+    # an auxiliary opens a question when it is inverted before its subject, or when the
+    # parser reads the subject as its attribute ("Are AI tools leading to …?") and the
+    # sentence ends with a question mark
     if first.tag_ in _WH_TAGS or (first.pos_ == "AUX" and (
-            first.dep_ != "ROOT" or any(c.dep_.startswith("nsubj") for c in first.children))):
+            first.dep_ != "ROOT" or any(c.dep_.startswith("nsubj") for c in first.children)
+            or first.sent[-1].text == "?")):
         return True
     for token in span[1:]:
         if token.tag_ in _WH_TAGS and span.doc[token.i - 1].text == ",":
