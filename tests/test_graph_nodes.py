@@ -1130,6 +1130,18 @@ def test_a_quote_that_leans_on_the_sentence_before_it_gets_its_source_title(text
     assert shown.startswith("Pont de Normandie: ") is prefixed, shown
 
 
+@pytest.mark.parametrize(("text", "title", "prefixed"), [
+    ("It selects exactly one of the suites.", "Compound statements", False),  # "it" is not "statements"
+    ("They are evaluated from left to right.", "Compound statements", True),
+    ("This repeatedly tests the expression.", 'The "while" statement', True),
+    ("They toured Europe in 1964.", "The Beatles", True),  # a name's number is not read
+])
+def test_a_source_title_is_prefixed_only_when_the_pronoun_can_stand_for_it(text, title, prefixed):
+    claim = {"claim_id": "c", "text": text, "source_ids": ["kb:t:a"], "status": "verified"}
+    shown = claim_text(claim, {"kb:t:a": {"title": title}})
+    assert shown.startswith(f"{title}: ") is prefixed, shown
+
+
 def test_a_long_question_is_titled_at_a_word_boundary_and_quoted_whole():
     brief = ("Write a short report on ocean tides for a coastal planning office. " * 5).strip()
     report = run(write_node, {**write_state(), "query": brief}, make_deps())["report_markdown"]

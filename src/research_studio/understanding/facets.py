@@ -297,7 +297,7 @@ def resolve_pronouns(text: str, span: Span, referent: str) -> str:
     "why is it needed" → "why is VACUUM needed"."""
     if not referent:
         return text_of(text, list(span))
-    number = _number(referent)
+    number = grammatical_number(referent)
     pieces: list[str] = []
     position = span.start_char
     for token in span:
@@ -317,7 +317,7 @@ def resolve_pronouns(text: str, span: Span, referent: str) -> str:
 
 
 @lru_cache(maxsize=256)
-def _number(phrase: str) -> list[str]:
+def grammatical_number(phrase: str) -> list[str]:
     """The grammatical number of a noun phrase's head (["Sing"], ["Plur"], or [] when it
     cannot be read): "their" does not stand for "Parkinson's disease"."""
     doc = parse_batch([phrase], skip=("lemmatizer", "ner"))[0]  # a phrase: no English test

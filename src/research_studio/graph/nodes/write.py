@@ -32,7 +32,7 @@ from research_studio.graph.nodes.schemas import SummaryOutput
 from research_studio.graph.relevance import bridged_claims, claim_relevance, relevant_claims
 from research_studio.graph.text_analysis import content_terms, sentences, similar_text, term_overlap
 from research_studio.state import MARKERS, Claim, ResearchState, Source
-from research_studio.understanding.references import opens_with_reference
+from research_studio.understanding.references import may_refer_to
 
 # the report's title is the question, cut at a word boundary beyond this length; a longer
 # question (a research brief of several sentences) is quoted whole below the title
@@ -84,10 +84,10 @@ class Citations:
 
 def claim_text(claim: Claim, sources: dict[str, Source]) -> str:
     """The claim as a reader sees it: an extracted sentence that opens with a pronoun gets
-    its source's title, so "He worked on…" says who."""
+    its source's title when the pronoun can stand for it, so "He worked on…" says who."""
     text = _clean(claim["text"])
     title = sources.get(claim["source_ids"][0], {}).get("title", "") if claim["source_ids"] else ""
-    return f"{_clean(title)}: {text}" if title and opens_with_reference(claim["text"]) else text
+    return f"{_clean(title)}: {text}" if title and may_refer_to(claim["text"], _clean(title)) else text
 
 
 def claim_line(claim: Claim, citations: Citations) -> str:
