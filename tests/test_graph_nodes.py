@@ -371,6 +371,18 @@ def test_extractive_findings_fall_back_to_the_lead_sentence_of_top_passages_only
                                ResearchConfig()) == []
 
 
+def test_a_title_is_passed_over_but_a_passage_of_list_data_is_quoted():
+    titled = ("Ocean tides: specification, background and examples for the tide tables. "
+              "Ocean tides are caused by the gravitational pull of the Moon.")
+    one = ResearchConfig(findings_per_result=1)
+    [finding] = extractive_findings(SUB_QUESTION, [retrieved(titled)], 0, one)
+    assert finding["text"].startswith("Ocean tides are caused")  # the title has no verb
+    cast = ("Ocean tides cast list Mickey Rooney as Moon Tide Kurt Russell as Sun Tide Pearl Bailey "
+            "as Neap Tide Jack Albertson as Spring Tide")
+    [finding] = extractive_findings(SUB_QUESTION, [retrieved(cast)], 0, one)
+    assert finding["text"] == cast  # no sentence of it has a verb: the data is quoted
+
+
 def test_extractive_findings_quote_a_fact_inside_a_flattened_infobox():
     """An infobox flattened into one line has no sentence ends; its facts must still be
     quotable, as a word-bounded window at exact offsets."""

@@ -116,9 +116,14 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
     prose = [s for candidates in ranked for _, s in candidates if s.kind == "prose"]
     stating = dict(zip((id(s) for s in prose), states_something([s.text for s in prose]),
                        strict=True))
-    for item, candidates, count in zip(retrieved, ranked, wanted, strict=True):
+    for item, units, candidates, count in zip(retrieved, per_item, ranked, wanted, strict=True):
         source = item.source
         chosen = [(score, s) for score, s in candidates if stating.get(id(s), True)][:count]
+        if not chosen and len(candidates) == len(units):
+            # nothing in the passage states anything: it is data written as a list ("Mickey
+            # Rooney as Tod Kurt Russell as Copper …", a flattened table), not a title to
+            # pass over, and its best part is quoted as it stands
+            chosen = candidates[:count]
         for score, sentence in chosen:
             out.append(Finding(
                 finding_id=_finding_id(sub_question["sub_question_id"], source["source_id"],
