@@ -377,8 +377,7 @@ def test_a_title_is_passed_over_but_a_passage_of_list_data_is_quoted():
     one = ResearchConfig(findings_per_result=1)
     [finding] = extractive_findings(SUB_QUESTION, [retrieved(titled)], 0, one)
     assert finding["text"].startswith("Ocean tides are caused")  # the title has no verb
-    cast = ("Ocean tides cast list Mickey Rooney as Moon Tide Kurt Russell as Sun Tide Pearl Bailey "
-            "as Neap Tide Jack Albertson as Spring Tide")
+    cast = "The ocean film with Mickey Rooney as Tod and Kurt Russell as Copper and Pearl Bailey as Big Mama"
     [finding] = extractive_findings(SUB_QUESTION, [retrieved(cast)], 0, one)
     assert finding["text"] == cast  # no sentence of it has a verb: the data is quoted
 
