@@ -53,7 +53,7 @@ def _confident(scores: dict[str, float], kind: str) -> bool:
 
 
 def _structure(text: str, doc: Doc, scores: dict[str, float],
-               writing: Callable[[str], bool] | None, embed: Embed | None = None) -> QuestionStructure:
+               writing: Callable[[str], bool] | None, embed: Embed | None) -> QuestionStructure:
     intent = _leading(scores)
     sentences = list(doc.sents)
     segments = parts.clause_segments(doc, relative_openers(doc))
@@ -66,7 +66,7 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     split = len(segments) >= 2 or brief
     # a brief or an instruction is about the phrase the whole text means most; a question's
     # topic is its first clause's subject
-    subject = central_subject(text, doc, embed, writing) if embed is not None and not one_question else ""
+    subject = central_subject(text, doc, embed) if embed is not None and not one_question else ""
     topic = subject or parts.topic(text, doc)
     by_segment = _segment_parts(text, doc, segments, writing, topic) if split or not one_question else []
     common = dict(text=text, entities=parts.names(text, doc), sentences=len(sentences),

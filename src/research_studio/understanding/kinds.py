@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from research_studio.understanding.exemplars import Embed, exemplar_scores
 
-__all__ = ["Embed", "kind_scores", "writing_judge"]
+__all__ = ["Embed", "kind_scores", "writing_flags", "writing_judge"]
 
 # An instruction's object reads as a piece of writing ("a research paper") rather than a
 # subject ("the price dynamics") when it is closer to the writing exemplars by this much.
@@ -29,10 +29,16 @@ def kind_scores(question: str, embed: Embed) -> dict[str, float]:
     return {kind: round(score, 4) for kind, score in scores.items()}
 
 
+def writing_flags(phrases: list[str], embed: Embed) -> list[bool]:
+    """Per noun phrase: it names a piece of writing the person wants made (a report, a
+    paper) rather than what to research (``prompts/question_kinds.toml``, ``[object_kinds]``).
+    One encoder batch for all of them."""
+    return [scores["writing"] - scores["subject"] >= WRITING_MARGIN
+            for scores in exemplar_scores(phrases, embed, "question_kinds", "object_kinds")]
+
+
 def writing_judge(embed: Embed) -> Callable[[str], bool]:
-    """Whether a noun phrase names a piece of writing the person wants made (a report, a
-    paper) rather than what to research (``prompts/question_kinds.toml``, ``[object_kinds]``)."""
+    """``writing_flags`` for one phrase at a time, for the parse's reading of each object."""
     def is_writing(phrase: str) -> bool:
-        [scores] = exemplar_scores([phrase], embed, "question_kinds", "object_kinds")
-        return scores["writing"] - scores["subject"] >= WRITING_MARGIN
+        return writing_flags([phrase], embed)[0]
     return is_writing

@@ -9,13 +9,12 @@ candidate; the sentence encoder judges which one the whole text is most about.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 from spacy.tokens import Doc, Span
 
 from research_studio.understanding.exemplars import Embed
 from research_studio.understanding.facets import clean_phrase, noun_phrase, personal
+from research_studio.understanding.kinds import writing_flags
 
 # A subject names something: a phrase of fewer content words than this is too vague to
 # anchor a sub-question by ("data", "them"), unless it is a name.
@@ -30,26 +29,31 @@ def _introductory(chunk: Span) -> bool:
     return any(t.text == "," and chunk.end <= t.i < root.i for t in chunk.sent)
 
 
-def _candidates(text: str, doc: Doc, is_writing: Callable[[str], bool] | None) -> list[str]:
-    found: list[str] = []
+def _candidates(text: str, doc: Doc) -> list[tuple[str, str]]:
+    """(the chunk's words, the phrase it stands for) of every noun phrase that could be the
+    subject by its structure; the encoder then judges which are pieces of writing."""
+    found: list[tuple[str, str]] = []
     for chunk in doc.noun_chunks:
         if chunk.root.pos_ not in ("NOUN", "PROPN") or personal(chunk) or _introductory(chunk):
             continue
-        phrase = clean_phrase(noun_phrase(text, chunk))
         words = [t for t in chunk if not t.is_stop and t.is_alpha]
         if len(words) < MIN_SUBJECT_WORDS and chunk.root.pos_ != "PROPN":
             continue
-        if is_writing is not None and is_writing(chunk.text):  # "a research report" (on X: X is a chunk too)
-            continue
-        found.append(phrase)
-    return list(dict.fromkeys(found))
+        found.append((chunk.text, clean_phrase(noun_phrase(text, chunk))))
+    return found
 
 
-def central_subject(text: str, doc: Doc, embed: Embed,
-                    is_writing: Callable[[str], bool] | None = None) -> str:
+def central_subject(text: str, doc: Doc, embed: Embed) -> str:
     """The noun phrase (with its complement: "the price dynamics of chub mackerel in …")
-    closest in meaning to the whole text; empty when the text has none."""
-    candidates = _candidates(text, doc, is_writing)
+    closest in meaning to the whole text, never a piece of writing ("a research report"
+    is judged without its complement: "on X" leaves X, a chunk of its own); empty when
+    the text has none."""
+    structural = _candidates(text, doc)
+    if not structural:
+        return ""
+    writing = writing_flags([words for words, _ in structural], embed)
+    candidates = list(dict.fromkeys(phrase for (_, phrase), is_writing
+                                    in zip(structural, writing, strict=True) if not is_writing))
     if not candidates:
         return ""
     vectors = embed([text, *candidates])
