@@ -10,6 +10,7 @@ question with no structure to split.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from spacy.tokens import Doc, Span
 
@@ -18,6 +19,7 @@ from research_studio.prompts import load_data
 from research_studio.understanding import facets as parts
 from research_studio.understanding.chains import chain, relative_openers
 from research_studio.understanding.kinds import Embed, kind_scores, writing_judge
+from research_studio.understanding.lists import ListItem, list_items
 from research_studio.understanding.parser import parse
 from research_studio.understanding.structure import Facet, QuestionKind, QuestionStructure
 from research_studio.understanding.subject import central_subject
@@ -68,7 +70,10 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     # topic is its first clause's subject
     subject = central_subject(text, doc, embed) if embed is not None and not one_question else ""
     topic = subject or parts.topic(text, doc)
-    by_segment = _segment_parts(text, doc, segments, writing, topic) if split or not one_question else []
+    items = list_items(doc)
+    pieces = _pieces(text, segments, items)
+    split = split or bool(items)
+    by_segment = _segment_parts(pieces, writing, topic) if split or not one_question else []
     common = dict(text=text, entities=parts.names(text, doc), sentences=len(sentences),
                   kind_scores=scores, asks_itself=bool(segments) and parts.asks(segments[0]),
                   research_question=text if one_question else _research_question(text, by_segment))
@@ -132,34 +137,69 @@ def _whole(facets: list[Facet]) -> list[Facet]:
     return [f for f in facets if len(f.text.split()) >= 4]
 
 
-def _segment_parts(text: str, doc: Doc, segments: list[Span],
-                   writing: Callable[[str], bool] | None, referent: str) -> list[Parts]:
+class _Piece(NamedTuple):
+    """A segment to read, the text its offsets point into, and whether it is a list item
+    (the asker's own unit of work: its coordinated nouns stay together)."""
+
+    text: str
+    segment: Span
+    item: bool = False
+
+
+def _pieces(text: str, segments: list[Span], items: list[ListItem]) -> list[_Piece]:
+    """The segments to read: with a list, the segments before it, then each item's own
+    segments (the item parsed alone). The segment that introduces the list ("Your report
+    should:", "refine the following components:") gives way to its items."""
+    if not items:
+        return [_Piece(text, segment) for segment in segments]
+    lead = [s for s in segments if s.end_char <= items[0].marker]
+    if lead and not text[lead[-1].end_char:items[0].marker].strip(" :\n\t"):
+        lead = lead[:-1]
+    pieces = [_Piece(text, segment) for segment in lead]
+    for item in items:
+        words = text[item.start:item.end].strip()
+        item_doc = parse(words)
+        if item_doc is not None:
+            pieces += [_Piece(words, segment, item=True)
+                       for segment in parts.clause_segments(item_doc, relative_openers(item_doc))]
+    return pieces
+
+
+def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
+                   referent: str) -> list[Parts]:
     """Per segment, its questions and instructions, and its statements, as questions;
     ``referent``: what the text is about (pronouns stand for it, and a part that does not
     name it is asked about it)."""
     templates = load_data("offline_plan")["multi_faceted"]
     by_segment: list[Parts] = []
-    for segment in segments:
+    for text, segment, item in pieces:
         asked: list[Facet] = []
         statements: list[Facet] = []
         by_segment.append((asked, statements))
         if parts.asks(segment):
             asked += [Facet(text=_as_question(q), source=segment.text)
-                      for q in _asked_pieces(text, segment, referent, templates)]
+                      for q in _asked_pieces(text, segment, referent, templates, split=not item)]
             continue
-        for unit in parts.coordinated_units(segment):
+        if parts.embedded_question(segment):  # "(a) how backups work" → what is known about it
+            phrase = parts.clean_phrase(parts.resolve_pronouns(text, segment, referent))
+            asked.append(Facet(text=templates["phrase_facet"].format(
+                facet=_anchored(phrase, referent, templates)), source=segment.text))
+            continue
+        for unit in [segment] if item else parts.coordinated_units(segment):
+            if parts.introduces(unit):
+                continue
             target, stated = parts.research_object(unit, writing)
             if target is None:
                 continue
-            members = parts.listed_nouns(target)
+            members = [] if item else parts.listed_nouns(target)
             if stated:  # no pronoun resolution: a statement's "it" is too often ambiguous
                 statement = parts.clean_phrase(parts.text_of(text, list(target)))
                 statements.append(Facet(text=templates["statement_facet"].format(
                     facet=statement[:1].lower() + statement[1:] if target[0].pos_ != "PROPN"
                     else statement), source=unit.text))
                 continue
-            pieces = _object_pieces(text, target, members, referent)
-            for piece in filter(None, map(parts.clean_phrase, pieces)):
+            objects = _object_pieces(text, target, members, referent)
+            for piece in filter(None, map(parts.clean_phrase, objects)):
                 key = "action_facet" if target[0].tag_ == "VB" else "phrase_facet"
                 asked.append(Facet(text=templates[key].format(facet=_anchored(piece, referent, templates)),
                                    source=unit.text))
@@ -184,13 +224,14 @@ def _research_question(text: str, by_segment: list[Parts]) -> str:
     return whole[0].text if whole else text
 
 
-def _asked_pieces(text: str, segment: Span, referent: str, templates: dict) -> list[str]:
-    """A question, or one question per coordinated noun it asks about ("What are effective
-    strategies, best practices, or existing projects that address X?")."""
+def _asked_pieces(text: str, segment: Span, referent: str, templates: dict,
+                  split: bool = True) -> list[str]:
+    """A question, or (``split``) one question per coordinated noun it asks about ("What
+    are effective strategies, best practices, or existing projects that address X?")."""
     phrase = parts.resolve_pronouns(text, segment, referent)
     if referent and referent.lower() not in phrase.lower() and parts.bridging(segment):
         phrase += templates["topic_suffix"].format(topic=referent)
-    members = parts.listed_nouns(segment)
+    members = parts.listed_nouns(segment) if split else []
     if len(members) < 2 or len(members) > 5:
         return [phrase]
     first = min(t.idx for t in parts.member_tokens(members[0]))

@@ -21,6 +21,9 @@ _WH_TAGS = ("WP", "WDT", "WRB", "WP$")
 # the most words a label before a colon has ("Research Topic:", "Objective:", "Scope and aims:")
 MAX_LABEL_WORDS = 4
 _NOMINAL = ("NOUN", "PROPN")
+_QUOTES = (("'", "'"), ('"', '"'), ("\u201c", "\u201d"), ("\u2018", "\u2019"))
+# what a verb that states a position holds: an object, a clause, an attribute
+_STATED = ("dobj", "ccomp", "attr", "oprd")
 # clauses that hang on a noun or complete a verb ("a report analysing X", "help drafting X")
 _CLAUSE_MODIFIERS = ("acl", "relcl", "advcl", "xcomp")
 _LEFT_MODIFIERS = ("compound", "amod", "nmod", "nummod", "npadvmod", "punct", "poss", "case")
@@ -35,10 +38,18 @@ def text_of(text: str, tokens: list[Token]) -> str:
 
 
 def clean_phrase(phrase: str) -> str:
-    """One line, no closing punctuation, no bracket left open by a cut."""
+    """One line, no closing punctuation, no bracket or quotation left open by a cut."""
     phrase = " ".join(phrase.split()).rstrip(" .?!;:,")
     while phrase.count("(") > phrase.count(")"):
         phrase = phrase[:phrase.rindex("(")].rstrip(" .?!;:,")
+    for opening, closing in _QUOTES:
+        opened = [k for k, ch in enumerate(phrase) if ch == opening and (k == 0 or phrase[k - 1] == " ")
+                  and phrase[k + 1:k + 2].isalnum()]
+        closed = [k for k, ch in enumerate(phrase) if ch == closing and k and phrase[k - 1].isalnum()
+                  and not phrase[k + 1:k + 2].isalnum()]
+        if len(opened) > len(closed):  # "a 'New Paradigm of …" cut before its closing quote
+            k = opened[-1]
+            phrase = phrase[:k] + phrase[k + 1:]
     return phrase
 
 
@@ -214,10 +225,12 @@ def asks(span: Span) -> bool:
     or with a question word after an introductory phrase without a verb of its own ("As
     family members, which signs …")."""
     first = span[0]
+    if first.tag_ in _WH_TAGS:
+        return not embedded_question(span)
     # an auxiliary opens a question when it is inverted before its subject, or when the
     # parser reads the subject as its attribute ("Are AI tools leading to …?") and the
     # sentence ends with a question mark
-    if first.tag_ in _WH_TAGS or (first.pos_ == "AUX" and (
+    if (first.pos_ == "AUX" and (
             first.dep_ != "ROOT" or any(c.dep_.startswith("nsubj") for c in first.children)
             or first.sent[-1].text == "?")):
         return True
@@ -227,13 +240,37 @@ def asks(span: Span) -> bool:
     return False
 
 
+def embedded_question(span: Span) -> bool:
+    """A question word opens a clause that is asked about, not asked ("how backups work",
+    "what vacuum does", "how to tune memory", as list items or after "explain"): its
+    subject comes before its verb and holds no question word, or it has no subject and an
+    infinitive verb; and the sentence does not end with a question mark."""
+    if span[0].tag_ not in _WH_TAGS or span.sent[-1].text == "?":
+        return False
+    root = span.root
+    subjects = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass", "expl")]
+    if not subjects:
+        return any(c.dep_ == "aux" and c.tag_ == "TO" for c in root.children)
+    subject = subjects[0]
+    # "which plugins work best": the question word belongs to the subject, and the clause
+    # reads the same asked or embedded (the parser may hang "which" elsewhere)
+    if any(t.tag_ in _WH_TAGS for t in subject.subtree) or min(t.i for t in subject.subtree) == span[0].i + 1:
+        return False
+    verbs = [root, *(c for c in root.children if c.dep_ in ("aux", "auxpass"))]
+    return all(v.i > subject.i for v in verbs)
+
+
 # ---- positions: who holds which view -------------------------------------------------
 def positions(text: str, doc: Doc) -> list[str]:
     """Distinct named subjects of statements ("Expert A cites 2030, Expert B cites
-    2050, …"): each holds a position an evaluative question weighs."""
+    2050, …"): each holds a position an evaluative question weighs. A position states
+    something: its verb has an object or a clause of what is held, and its sentence is not
+    a question ("a single set of PID parameters performs well only …" holds no position)."""
     found: list[str] = []
     for token in doc:
         if not token.dep_.startswith("nsubj") or token.head.pos_ not in ("VERB", "AUX"):
+            continue
+        if token.sent[-1].text == "?" or not any(c.dep_ in _STATED for c in token.head.children):
             continue
         phrase = list(token.subtree)
         if not any(t.pos_ == "PROPN" for t in phrase) or any(t.tag_ in _WH_TAGS for t in phrase):
@@ -396,6 +433,16 @@ def coordinated_units(span: Span) -> list[Span]:
     return units
 
 
+def introduces(unit: Span) -> bool:
+    """The unit opens its sentence with a participle or a preposition, has no subject, and
+    a comma sets it off from the rest of the sentence ("Acting as a senior hardware product
+    manager, conduct …"): it says who asks or in what circumstances, not what to research."""
+    after = unit.doc[unit.end] if unit.end < len(unit.doc) else None
+    return (unit.start == unit.sent.start and after is not None and after.text == ","
+            and after.i + 1 < unit.sent.end and unit.root.tag_ in ("VBG", "VBN", "IN")
+            and not any(c.dep_.startswith("nsubj") for c in unit.root.children))
+
+
 def research_object(unit: Span, writing: Callable[[str], bool] | None = None
                     ) -> tuple[Span | None, bool]:
     """What a unit asks to research, and whether it is a statement: the object of an
@@ -424,6 +471,10 @@ def research_object(unit: Span, writing: Callable[[str], bool] | None = None
         tokens = tokens[1:]  # "make sure to include X" → X
     if not any(t.pos_ in ("NOUN", "PROPN") for t in tokens):
         return None, False
+    clause = next((c for c in head.children if c.dep_ == "ccomp" and c in tokens), None)
+    if clause is not None and any(c.dep_.startswith("nsubj") and _addresses_the_writing(c, writing)
+                                  for c in clause.children):  # "Ensure the review only cites X"
+        return research_object(unit.doc[tokens[0].i:tokens[-1].i + 1], writing)
     return _subject_of(unit.doc[tokens[0].i:tokens[-1].i + 1], writing), False
 
 
@@ -434,7 +485,13 @@ def _addresses_the_writing(subject: Token, writing: Callable[[str], bool] | None
     phrase = list(subject.subtree)
     if personal(phrase):
         return True
-    return subject.pos_ == "NOUN" and writing is not None and writing(text_of(subject.doc.text, phrase))
+    if subject.pos_ != "NOUN" or writing is None:
+        return False
+    # "These notes", "the review" name the writing asked for earlier by its head noun
+    # ("Create study notes for …", "write a literature review on …")
+    earlier = [t for t in subject.doc[:subject.i] if t.pos_ == "NOUN" and t.lemma_ == subject.lemma_]
+    named = [phrase] + [_left_phrase(t) for t in earlier[-1:]]
+    return any(writing(text_of(subject.doc.text, tokens)) for tokens in named)
 
 
 def _subject_of(span: Span, writing: Callable[[str], bool] | None) -> Span | None:
