@@ -11,7 +11,8 @@ from spacy.vocab import Vocab
 from research_studio.graph.text_analysis import content_terms, hop_terms
 from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
 from research_studio.understanding import QuestionKind, QuestionStructure, decompose, understand
-from research_studio.understanding.facets import coordinated_units
+from research_studio.understanding.facets import coordinated_units, introduces, positions
+from research_studio.understanding.parser import parse
 
 K = QuestionKind
 
@@ -358,3 +359,69 @@ def test_the_structure_survives_the_checkpointer(embed):
     assert again == structure
     assert QuestionStructure.from_dict({**structure.to_dict(), "unknown": 1}) == structure
     assert QuestionStructure.from_dict(None, "q").english is False
+
+
+# ---- lists, introductions, positions, the writing, embedded questions ------------------------------
+@pytest.mark.parametrize("brief", [
+    ("Conduct a study of urban beekeeping in London. Your report should: 1) List the main hive "
+     "types used on rooftops. 2) Describe honey yields per hive. 3) Describe the disease risks "
+     "for colonies."),
+    ("Conduct a study of urban beekeeping in London. Please cover the following:\n"
+     "- the main hive types used on rooftops\n- honey yields per hive\n- disease risks for colonies"),
+    ("For a study of urban beekeeping in London, examine the following three aspects: (a) the "
+     "main hive types used on rooftops; (b) honey yields per hive; (c) disease risks for colonies."),
+])
+def test_each_item_of_a_list_is_a_part_of_its_own(embed, brief):
+    structure, texts = plan_of(brief, embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert_questions(texts)
+    for words in ("hive types used on rooftops", "honey yields per hive", "disease risks for colonies"):
+        assert any(words in t for t in texts), (words, texts)
+    # no marker, no line that only introduces the list, no item's verb read as a noun
+    assert not any(mark in t for t in texts for mark in ("1)", "(a)", "- ", "following", "List the"))
+
+
+def test_an_introductory_phrase_that_says_who_asks_is_no_part():
+    # the small parser reads "Acting as …, conduct …" as two coordinated verbs: the first
+    # unit only says who asks
+    words = ["Acting", "as", "a", "planner", ",", "conduct", "research", "on", "trams", "."]
+    heads = [0, 0, 3, 1, 0, 0, 5, 6, 7, 0]
+    deps = ["ROOT", "prep", "det", "pobj", "punct", "conj", "dobj", "prep", "pobj", "punct"]
+    pos = ["VERB", "ADP", "DET", "NOUN", "PUNCT", "VERB", "NOUN", "ADP", "NOUN", "PUNCT"]
+    tags = ["VBG", "IN", "DT", "NN", ",", "VB", "NN", "IN", "NNS", "."]
+    doc = Doc(Vocab(), words=words, heads=heads, deps=deps, pos=pos, tags=tags,
+              sent_starts=[True] + [False] * 9)
+    units = coordinated_units(doc[:9])
+    assert [u.text for u in units] == ["Acting as a planner", "conduct research on trams"]
+    assert introduces(units[0]) and not introduces(units[1])
+
+
+@pytest.mark.parametrize(("text", "held"), [
+    ("Expert A cites 2030 as the deadline, Expert B says the timeline is unknowable.",
+     ["Expert A", "Expert B"]),
+    # a statement of fact about a named thing holds no position, nor does a question
+    ("Apple's M2 chip performs well only under light loads. How should Intel chips be cooled?", []),
+])
+def test_a_position_states_something(text, held):
+    assert positions(text, parse(text)) == held
+
+
+def test_the_writing_named_again_is_still_the_writing(embed):
+    brief = ("Create detailed lecture notes on the French Revolution. These notes should examine "
+             "the fiscal crisis of the monarchy and the role of the clergy. Ensure the notes only "
+             "cite peer-reviewed sources.")
+    _, texts = plan_of(brief, embed)
+    assert_questions(texts)
+    assert not any("notes" in t for t in texts), texts
+    assert any("fiscal crisis" in t for t in texts), texts
+
+
+def test_an_embedded_question_in_a_list_is_asked_about(embed):
+    brief = ("Write a guide to rooftop solar panels for homeowners. Please cover: (a) how solar "
+             "panels age; (b) how to recycle old panels; (c) why panel prices fell after 2010.")
+    _, texts = plan_of(brief, embed)
+    assert_questions(texts)
+    assert any("how solar panels age" in t for t in texts), texts
+    assert any("how to recycle old panels" in t for t in texts), texts
+    # an embedded question is not turned into an ungrammatical one ("How solar panels age?")
+    assert not any(t.startswith(("How solar", "How to recycle")) for t in texts), texts
