@@ -23,7 +23,7 @@ MAX_LABEL_WORDS = 4
 _NOMINAL = ("NOUN", "PROPN")
 _QUOTES = (("'", "'"), ('"', '"'), ("\u201c", "\u201d"), ("\u2018", "\u2019"))
 # what a verb that states a position holds: an object, a clause, an attribute
-_STATED = ("dobj", "ccomp", "attr", "oprd")
+_STATED = ("dobj", "ccomp", "attr", "oprd", "npadvmod")
 # clauses that hang on a noun or complete a verb ("a report analysing X", "help drafting X")
 _CLAUSE_MODIFIERS = ("acl", "relcl", "advcl", "xcomp")
 _LEFT_MODIFIERS = ("compound", "amod", "nmod", "nummod", "npadvmod", "punct", "poss", "case")
@@ -249,12 +249,14 @@ def embedded_question(span: Span) -> bool:
         return False
     root = span.root
     subjects = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass", "expl")]
-    if not subjects:
-        return any(c.dep_ == "aux" and c.tag_ == "TO" for c in root.children)
+    if not subjects:  # "how to recycle panels"; "how solar panels age" read as a noun phrase
+        infinitive = any(c.dep_ == "aux" and c.tag_ == "TO" for c in root.children)
+        return infinitive or root.pos_ not in ("VERB", "AUX")
     subject = subjects[0]
     # "which plugins work best": the question word belongs to the subject, and the clause
     # reads the same asked or embedded (the parser may hang "which" elsewhere)
-    if any(t.tag_ in _WH_TAGS for t in subject.subtree) or min(t.i for t in subject.subtree) == span[0].i + 1:
+    if any(t.tag_ in _WH_TAGS for t in subject.subtree) or (
+            span[0].tag_ == "WDT" and min(t.i for t in subject.subtree) == span[0].i + 1):
         return False
     verbs = [root, *(c for c in root.children if c.dep_ in ("aux", "auxpass"))]
     return all(v.i > subject.i for v in verbs)
@@ -490,8 +492,9 @@ def _addresses_the_writing(subject: Token, writing: Callable[[str], bool] | None
     # "These notes", "the review" name the writing asked for earlier by its head noun
     # ("Create study notes for …", "write a literature review on …")
     earlier = [t for t in subject.doc[:subject.i] if t.pos_ == "NOUN" and t.lemma_ == subject.lemma_]
-    named = [phrase] + [_left_phrase(t) for t in earlier[-1:]]
-    return any(writing(text_of(subject.doc.text, tokens)) for tokens in named)
+    named = dict.fromkeys(text_of(subject.doc.text, tokens)
+                          for tokens in [phrase, *map(_left_phrase, earlier)])
+    return any(writing(words) for words in named)
 
 
 def _subject_of(span: Span, writing: Callable[[str], bool] | None) -> Span | None:

@@ -58,6 +58,12 @@ def _marker_spans(doc: Doc) -> list[tuple[int, int]]:
     return found
 
 
+def marker_offsets(doc: Doc) -> list[int]:
+    """Where the text's list markers open (character offsets); none without a list."""
+    markers = _marker_spans(doc)
+    return [doc[start].idx for start, _ in markers] if len(markers) >= MIN_LIST_ITEMS else []
+
+
 def list_items(doc: Doc) -> list[ListItem]:
     """The items of the text's list, in order; empty when it has fewer than two. The last
     item ends with its sentence."""

@@ -15,6 +15,7 @@ from spacy.tokens import Doc, Span
 from research_studio.understanding.exemplars import Embed
 from research_studio.understanding.facets import clean_phrase, noun_phrase, personal
 from research_studio.understanding.kinds import writing_flags
+from research_studio.understanding.lists import marker_offsets
 
 # A subject names something: a phrase of fewer content words than this is too vague to
 # anchor a sub-question by ("data", "them"), unless it is a name.
@@ -33,13 +34,19 @@ def _candidates(text: str, doc: Doc) -> list[tuple[str, str]]:
     """(the chunk's words, the phrase it stands for) of every noun phrase that could be the
     subject by its structure; the encoder then judges which are pieces of writing."""
     found: list[tuple[str, str]] = []
+    markers = marker_offsets(doc)
     for chunk in doc.noun_chunks:
         if chunk.root.pos_ not in ("NOUN", "PROPN") or personal(chunk) or _introductory(chunk):
+            continue
+        if any(chunk.start_char <= m < chunk.end_char for m in markers):  # "2) Estimate yields"
             continue
         words = [t for t in chunk if not t.is_stop and t.is_alpha]
         if len(words) < MIN_SUBJECT_WORDS and chunk.root.pos_ != "PROPN":
             continue
-        found.append((chunk.text, clean_phrase(noun_phrase(text, chunk))))
+        phrase = noun_phrase(text, chunk)
+        start = text.find(phrase, chunk.start_char)
+        ends = [m - start for m in markers if start < m < start + len(phrase)]
+        found.append((chunk.text, clean_phrase(phrase[:min(ends)] if ends else phrase)))
     return found
 
 
