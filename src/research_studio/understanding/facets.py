@@ -21,6 +21,7 @@ _WH_TAGS = ("WP", "WDT", "WRB", "WP$")
 # the most words a label before a colon has ("Research Topic:", "Objective:", "Scope and aims:")
 MAX_LABEL_WORDS = 4
 _NOMINAL = ("NOUN", "PROPN")
+_PARTICIPLES = ("VBG", "VBN")
 _QUOTES = (("'", "'"), ('"', '"'), ("\u201c", "\u201d"), ("\u2018", "\u2019"))
 # what a verb that states a position holds: an object, a clause, an attribute
 _STATED = ("dobj", "ccomp", "attr", "oprd", "npadvmod")
@@ -410,15 +411,27 @@ def bridging(span: Span) -> bool:
     return False
 
 
+def _verb_form(verb: Token) -> str:
+    """"to" for an infinitive with its particle, "participle", or "finite" (which includes
+    the imperative)."""
+    if any(c.dep_ == "aux" and c.tag_ == "TO" for c in verb.children):
+        return "to"
+    return "participle" if verb.tag_ in _PARTICIPLES else "finite"
+
+
 def coordinated_units(span: Span) -> list[Span]:
     """A segment cut at the coordination of its head ("Explain X, and detail Y" → two
     instructions; "Research on X, and its Y" → two topics): each conjunct of the head
     with its own words, the head without its conjuncts' words."""
     head = span.root
     # coordination joins like with like: a noun hung on a verb as its conjunct ("Research
-    # and analyze the paths … in Europe, Asia, and the Americas") is the parser's slip
+    # and analyze the paths … in Europe, Asia, and the Americas"), or a participle or an
+    # infinitive hung on a verb of another form ("integrate technical principles, existing
+    # legal frameworks, and case law to examine …"), is the parser's slip; an opening
+    # participle ("Acting as …, conduct …") is cut from what follows it
     conjuncts = [c for c in head.children if c.dep_ == "conj" and span.start <= c.i < span.end
-                 and (head.pos_ != "VERB" or c.pos_ in ("VERB", "AUX"))]
+                 and (head.pos_ != "VERB" or (c.pos_ in ("VERB", "AUX") and (
+                     _verb_form(c) == _verb_form(head) or head.tag_ in _PARTICIPLES)))]
     if not conjuncts:
         return [span]
     cuts = sorted(min(t.i for t in c.subtree) for c in conjuncts)
@@ -469,8 +482,9 @@ def research_object(unit: Span, writing: Callable[[str], bool] | None = None
     while tokens and (tokens[0].pos_ in ("ADP", "PUNCT", "CCONJ", "PART") or tokens[0].dep_ == "acomp"
                       or (tokens[0].pos_ == "PRON" and tokens[0].morph.get("Person") != ["3"]
                           and tokens[0].tag_ not in _WH_TAGS)  # "describe what X adds" keeps "what"
-                      or (tokens[0].tag_ == "VB" and tokens[0].dep_ == "xcomp")):
-        tokens = tokens[1:]  # "make sure to include X" → X
+                      or (tokens[0].tag_ == "VB" and tokens[0].dep_ == "xcomp")
+                      or (tokens[0].tag_ == "VBG" and tokens[0].dep_ == "pcomp")):
+        tokens = tokens[1:]  # "make sure to include X" → X, "conclude by identifying X" → X
     if not any(t.pos_ in ("NOUN", "PROPN") for t in tokens):
         return None, False
     clause = next((c for c in head.children if c.dep_ == "ccomp" and c in tokens), None)
