@@ -226,6 +226,8 @@ def test_a_question_without_names_still_gets_a_topic(embed):
     "Welche Ursachen hat der Klimawandel und welche Folgen?",
     "Quelles sont les causes du changement climatique ?",
     "¿Cuáles son las causas del cambio climático?",
+    "Klimawandel: Ursachen, Folgen, Lösungen",
+    "Cambiamento climatico: cause, effetti e soluzioni",
     "气候变化的原因是什么？",
     "🙂🙂🙂", "", "   ",
 ])
@@ -233,6 +235,17 @@ def test_a_question_in_another_language_is_researched_as_it_stands(embed, questi
     structure = understand(question, embed)
     assert structure.english is False and structure.kind == K.OPEN
     assert decompose(structure, 5) == []
+
+
+def test_a_terse_english_instruction_is_read_as_english(embed):
+    # one English function word in nine, and no other language's
+    structure = understand("Research the European energy market, covering: 1) gas prices; "
+                           "2) power grids; 3) renewables.", embed)
+    assert structure.english is True and structure.kind == K.MULTI_FACETED
+    texts = [t for t, _, _ in decompose(structure, 5)]
+    assert_questions(texts)
+    for item in ("gas prices", "power grids", "renewables"):
+        assert any(item in t for t in texts), texts
 
 
 def test_an_english_brief_in_headline_style_is_read_as_english(embed):

@@ -158,7 +158,7 @@ def _pieces(text: str, segments: list[Span], items: list[ListItem]) -> list[_Pie
     pieces = [_Piece(text, segment) for segment in lead]
     for item in items:
         words = text[item.start:item.end].strip()
-        item_doc = parse(words)
+        item_doc = parse(words, judge_language=False)
         if item_doc is not None:
             pieces += [_Piece(words, segment, item=True)
                        for segment in parts.clause_segments(item_doc, relative_openers(item_doc))]

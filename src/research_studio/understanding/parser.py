@@ -7,9 +7,11 @@ read as English, callers get ``None`` and research the question as it stands.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 from collections.abc import Sequence
 from functools import cache
+from pathlib import Path
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -54,16 +56,50 @@ def parse_batch(texts: Sequence[str], skip: Sequence[str] = ()) -> list[Doc | No
     return list(nlp.pipe(texts, disable=[name for name in skip if name in nlp.pipe_names]))
 
 
+@cache
+def _other_stop_words() -> dict[str, frozenset[str]]:
+    """spaCy's function-word lists of every other language it ships one for. Each list is
+    loaded from its own file: importing a language's package loads its whole tokenizer
+    data (4.5 s for French)."""
+    import spacy.lang
+
+    found: dict[str, frozenset[str]] = {}
+    for folder in map(Path, spacy.lang.__path__):
+        for path in sorted(folder.glob("*/stop_words.py")):
+            if path.parent.name == "en":
+                continue
+            spec = importlib.util.spec_from_file_location(f"_stop_words_{path.parent.name}", path)
+            if spec is None or spec.loader is None:
+                continue
+            module = importlib.util.module_from_spec(spec)
+            try:
+                spec.loader.exec_module(module)
+                found[path.parent.name] = frozenset(w.lower() for w in module.STOP_WORDS)
+            except Exception:  # a list that does not load alone is one language fewer
+                continue
+    return found
+
+
 def reads_as_english(doc: Doc, min_share: float = MIN_ENGLISH_FUNCTION_SHARE) -> bool:
-    """Enough of the text's words are English function words. Capitalised words that are
-    not function words are left out when there are others: names and headline-style
-    titles ("Research Topic: Crafting Techniques for Non-Alcoholic Cocktails.") say
-    nothing of the language, while "What" opening a question does."""
+    """Enough of the text's words are English function words, or at least some are and no
+    other language's function words are as common ("Research the European energy market,
+    covering: gas prices; power grids; renewables." has one in nine; German, French or
+    Spanish text has none). Capitalised words that are not function words are left out
+    when there are others: names and headline-style titles ("Research Topic: Crafting
+    Techniques for Non-Alcoholic Cocktails.") say nothing of the language, while "What"
+    opening a question does."""
     words = [t for t in doc if t.is_alpha]
     counted = [t for t in words if t.is_stop or not (t.is_title or t.is_upper)] or words
     if not counted:
         return False
-    return sum(t.is_stop for t in counted) / len(counted) >= min_share
+    english = sum(t.is_stop for t in counted) / len(counted)
+    if english >= min_share:
+        return True
+    if english == 0:
+        return False
+    lowered = [t.lower_ for t in counted]
+    other = max((sum(w in stops for w in lowered) for stops in _other_stop_words().values()), default=0)
+    return english > other / len(counted)
 
 
 def _lowered(text: str, tokens: Sequence) -> str:
@@ -73,7 +109,7 @@ def _lowered(text: str, tokens: Sequence) -> str:
     return "".join(chars)
 
 
-def parse(text: str) -> Doc | None:
+def parse(text: str, judge_language: bool = True) -> Doc | None:
     """The parse of an English text; None when it is not English or cannot be parsed.
 
     The small model reads a capitalised imperative that opens a sentence or follows a
@@ -82,7 +118,8 @@ def parse(text: str) -> Doc | None:
     that parse is used. Offsets are the same in both (one character changes case), so
     spans still point into ``text``; a text without closing punctuation is parsed with a
     full stop after it ("Compare Kafka and RabbitMQ" otherwise tags "RabbitMQ" as
-    punctuation), which adds one token past its end."""
+    punctuation), which adds one token past its end. ``judge_language`` off: a part of a
+    text already read as English ("gas prices", an item of its list)."""
     nlp = english()
     if nlp is None or not text.strip():
         return None
@@ -100,4 +137,4 @@ def parse(text: str) -> Doc | None:
     except Exception as exc:  # a parser fault must not end the research
         log.warning("could not parse %r: %s", text[:80], exc)
         return None
-    return doc if reads_as_english(doc) else None
+    return doc if not judge_language or reads_as_english(doc) else None
