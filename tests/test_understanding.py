@@ -438,3 +438,12 @@ def test_an_embedded_question_in_a_list_is_asked_about(embed):
     assert any("how to recycle old panels" in t for t in texts), texts
     # an embedded question is not turned into an ungrammatical one ("How solar panels age?")
     assert not any(t.startswith(("How solar", "How to recycle")) for t in texts), texts
+
+
+def test_a_gerund_subject_names_what_to_find_out(embed):
+    brief = ("Investigate the corrosion of steel bridges in coastal cities. Understanding how "
+             "commonly bridges fail between inspections would be very interesting to find out.")
+    _, texts = plan_of(brief, embed)
+    assert_questions(texts)
+    assert any("how commonly bridges fail between inspections" in t for t in texts), texts
+    assert not any("Understanding" in t or "interesting" in t for t in texts), texts

@@ -466,6 +466,11 @@ def research_object(unit: Span, writing: Callable[[str], bool] | None = None
     third-person statement as a whole. A piece of writing asked for ("Write a paper on
     X", "a report analysing X"; ``writing`` judges the noun) gives way to its subject."""
     head = unit.root
+    inquiry = [c for c in head.children if c.dep_ == "csubj" and unit.start <= c.i < unit.end]
+    if inquiry and inquiry[0].tag_ == "VBG":  # "Understanding how X … would be interesting": X
+        tokens = [t for c in inquiry for t in c.subtree if t.i > inquiry[0].i and not t.is_space]
+        if tokens:
+            return unit.doc[tokens[0].i:tokens[-1].i + 1], False
     subjects = [c for c in head.children if c.dep_.startswith("nsubj") and unit.start <= c.i < unit.end]
     if head.pos_ in ("NOUN", "PROPN") or (head.dep_ == "ROOT" and head.pos_ != "VERB" and not subjects):
         return _subject_of(unit, writing), False
