@@ -447,3 +447,13 @@ def test_a_gerund_subject_names_what_to_find_out(embed):
     assert_questions(texts)
     assert any("how commonly bridges fail between inspections" in t for t in texts), texts
     assert not any("Understanding" in t or "interesting" in t for t in texts), texts
+
+
+def test_a_list_is_about_what_the_text_says_before_it(embed):
+    brief = ("I am new to Docker. Please explain: 1) how images differ from containers; 2) when to "
+             "use docker compose; 3) how to shrink a large image.")
+    structure, texts = plan_of(brief, embed)
+    assert_questions(texts)
+    assert structure.topic == "Docker"
+    # no item is asked about another item's subject
+    assert not any("images differ" in t and "compose" in t for t in texts), texts

@@ -35,7 +35,11 @@ def _candidates(text: str, doc: Doc) -> list[tuple[str, str]]:
     subject by its structure; the encoder then judges which are pieces of writing."""
     found: list[tuple[str, str]] = []
     markers = marker_offsets(doc)
-    for chunk in doc.noun_chunks:
+    # with a list, the whole is about what the text says before it (an item is one part),
+    # but not the phrase that names the list ("… the following four components: 1) …")
+    chunks = [c for c in doc.noun_chunks if not markers or (
+        c.end_char <= markers[0] and text[c.end_char:markers[0]].strip(" :\n\t"))] or list(doc.noun_chunks)
+    for chunk in chunks:
         if chunk.root.pos_ not in ("NOUN", "PROPN") or personal(chunk) or _introductory(chunk):
             continue
         if any(chunk.start_char <= m < chunk.end_char for m in markers):  # "2) Estimate yields"
