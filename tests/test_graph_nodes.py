@@ -1153,6 +1153,17 @@ def test_a_source_title_is_prefixed_only_when_the_pronoun_can_stand_for_it(text,
     assert shown.startswith(f"{title}: ") is prefixed, shown
 
 
+@pytest.mark.parametrize(("text", "shown"), [
+    ("--ff --no-ff: When merging, specifies how a merge is handled.",
+     "--ff --no-ff: When merging, specifies how a merge is handled."),  # an option keeps its dashes
+    ("- A list item of the source.", "A list item of the source."),
+    ("## Heading of the source", "Heading of the source"),
+])
+def test_a_claim_loses_markdown_line_markers_but_not_its_own_characters(text, shown):
+    claim = {"claim_id": "c", "text": text, "source_ids": ["kb:t:a"], "status": "verified"}
+    assert claim_text(claim, {"kb:t:a": {"title": "git-pull(1)"}}) == shown
+
+
 def test_a_long_question_is_titled_at_a_word_boundary_and_quoted_whole():
     brief = ("Write a short report on ocean tides for a coastal planning office. " * 5).strip()
     report = run(write_node, {**write_state(), "query": brief}, make_deps())["report_markdown"]

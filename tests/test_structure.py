@@ -373,3 +373,28 @@ def test_a_model_quote_inside_a_code_block_is_quoted_as_the_block():
                                          [Retrieved(source, 0, "vacuum options")], 0))
     assert finding["quote"] == block
     assert text[finding["quote_start"]:finding["quote_end"]] == block
+
+
+# modelled on a Git manual page's option list (a definition list of options)
+OPTIONS_PAGE = """<html><head><title>git-pull(1)</title></head><body>
+<h2>OPTIONS</h2>
+<dl>
+<dt>--commit</dt><dt>--no-commit</dt>
+<dd><p>Perform the merge and commit the result. This is the default when no method for
+reconciling divergent histories is provided.</p></dd>
+<dt>--ff</dt><dt>--no-ff</dt>
+<dd><p>When merging rather than rebasing, specifies how a merge is handled when the
+merged-in history is already a descendant of the current history.</p></dd>
+</dl></body></html>"""
+
+
+def test_a_sentence_ends_before_the_next_item_of_an_option_list(tmp_path):
+    path = tmp_path / "git-pull.html"
+    path.write_text(OPTIONS_PAGE, encoding="utf-8")
+    doc = _load(path)
+    units = [u.text for u in evidence_units(doc.text, blocks=doc.blocks)]
+    # the description of --commit does not run on into the next option's name
+    default = next(u for u in units if "This is the default" in u)
+    assert "--ff" not in default, units
+    # an option keeps its name and its dashes with its own description
+    assert any(u.startswith("--ff") and "When merging rather than rebasing" in u for u in units), units

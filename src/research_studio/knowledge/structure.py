@@ -25,7 +25,13 @@ CODE = "code"  # a fenced code block or synopsis: quoted only as the whole block
 ROW = "row"  # one table row written as a statement: quoted as a unit
 TABLE = "table"  # a table as its source wrote it ("| a | b |" lines): never a claim
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n{2,}")
+# a sentence ends at its closing punctuation before a capital or a digit, at a blank line,
+# and at its closing punctuation before a list item on the next line ("… flags).\n- --ff":
+# the next item of a manual's option list is not part of it)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n{2,}"
+                           r"|(?<=[.!?])[ \t]*\n\s*(?=[-*+•][ \t\n])")
+# a list item's marker at the start of a unit ("- ", "* ", "• ")
+_ITEM_MARKER = re.compile(r"[-*+•][ \t\n]+")
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})(.*)$", re.M)
 _PIPE_LINE = re.compile(r"^[ \t]*\|.*\|[ \t]*$", re.M)
 
@@ -60,6 +66,9 @@ def sentences(text: str, min_chars: int = 20) -> list[Sentence]:
         end = match.start() if match else len(text)
         raw = text[position:end]
         stripped = raw.strip()
+        marker = _ITEM_MARKER.match(stripped)
+        if marker:
+            stripped = stripped[marker.end():]
         if len(stripped) >= min_chars:
             start = position + raw.index(stripped)
             out.append(Sentence(stripped, start, start + len(stripped)))

@@ -38,12 +38,15 @@ from research_studio.understanding.references import may_refer_to
 # question (a research brief of several sentences) is quoted whole below the title
 REPORT_TITLE_CHARS = 200
 _CLAIM_REF = re.compile(r"\[C(\d+)\]")
+_LINE_MARKERS = re.compile(r"^(?:#{1,6}\s+|>\s*|[-*+•]\s+)+")
 _STRENGTH_ORDER = ["cross_validated", "verified", "single_source"]  # strongest first
 
 
 def _plain(text: str) -> str:
-    """One line of plain text: no markdown headings or stray brackets from sources."""
-    return " ".join(text.split()).lstrip("#>*- ").replace("[", "(").replace("]", ")")
+    """One line of plain text: no markdown heading, quote or list marker opening it, no
+    stray brackets from sources (an option such as "--ff" keeps its dashes)."""
+    line = _LINE_MARKERS.sub("", " ".join(text.split()))
+    return line.replace("[", "(").replace("]", ")")
 
 
 def _clean(text: str) -> str:
