@@ -457,3 +457,11 @@ def test_a_list_is_about_what_the_text_says_before_it(embed):
     assert structure.topic == "Docker"
     # no item is asked about another item's subject
     assert not any("images differ" in t and "compose" in t for t in texts), texts
+
+
+def test_a_demonstrative_that_names_the_subject_again_is_replaced_by_it(embed):
+    _, texts = plan_of("Investigate electric scooters in Paris. Explain how these scooters are "
+                       "charged, and who repairs this scooter.", embed)
+    assert_questions(texts)
+    assert any("how electric scooters are charged" in t for t in texts), texts
+    assert any("this scooter" in t for t in texts), texts  # a singular does not stand for a plural

@@ -338,12 +338,18 @@ def resolve_pronouns(text: str, span: Span, referent: str) -> str:
     if not referent:
         return text_of(text, list(span))
     number = grammatical_number(referent)
+    head = head_lemma(referent)
     pieces: list[str] = []
     position = span.start_char
     for token in span:
         agrees = not number or token.morph.get("Number") in ([], number)
         third = token.morph.get("Person") == ["3"] and agrees
-        if token.tag_ == "PRP$" and third:
+        if ("Dem" in token.morph.get("PronType") and token.dep_ == "det" and head and agrees
+                and token.head.lemma_.lower() == head and token.idx >= position):
+            # "images of these devices" → "images of tablet-style devices"
+            pieces += [text[position:token.idx], referent]
+            position = token.head.idx + len(token.head.text)
+        elif token.tag_ == "PRP$" and third:
             noun = token.head
             after = max(t.idx + len(t.text) for t in _left_phrase(noun))
             pieces += [text[position:token.idx], "the", text[token.idx + len(token.text):after],
@@ -354,6 +360,17 @@ def resolve_pronouns(text: str, span: Span, referent: str) -> str:
             position = token.idx + len(token.text)
     pieces.append(text[position:span.end_char])
     return "".join(pieces).strip(" ,;:")
+
+
+@lru_cache(maxsize=256)
+def head_lemma(phrase: str) -> str:
+    """The lemma of a noun phrase's head in lower case ("tablet-style devices" → "device");
+    empty when it has none."""
+    doc = parse_batch([phrase], skip=("ner",))[0]  # a phrase: no English test
+    if doc is None:
+        return ""
+    heads = [chunk.root for chunk in doc.noun_chunks if chunk.root.pos_ in _NOMINAL]
+    return heads[0].lemma_.lower() if heads else ""
 
 
 @lru_cache(maxsize=256)
