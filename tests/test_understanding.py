@@ -68,6 +68,9 @@ def test_a_comparison_keeps_its_purpose_and_per_item_question(embed):
                                embed)
     assert structure.kind == K.COMPARISON and len(structure.items) == 4
     assert [t for t in texts if t.startswith("What is GIN")] == ["What is GIN good for?"]
+    # "each one" stands for every item also when the parser reads "one" as a noun
+    _, texts = plan_of("Compare Django and Flask: when should each one be used?", embed)
+    assert texts[:2] == ["When should Django be used?", "When should Flask be used?"], texts
 
 
 def test_a_comparison_of_named_attributes_asks_for_them(embed):

@@ -403,10 +403,11 @@ def asked_reason(text: str, doc: Doc) -> str:
 
 def per_item(text: str, span: Span) -> str:
     """A question asked of every compared item, with ``{item}`` where its subject stands
-    for them ("what is each one good for" → "what is {item} good for"). A subject that
-    is a content noun of its own stays."""
+    for them ("what is each one good for" → "what is {item} good for", also when the
+    parser reads "one" as a noun: it is a function word). A subject that is a content noun
+    of its own stays."""
     for token in span:
-        if token.dep_.startswith("nsubj") and token.pos_ not in ("NOUN", "PROPN"):
+        if token.dep_.startswith("nsubj") and (token.pos_ not in ("NOUN", "PROPN") or token.is_stop):
             phrase = [t for t in token.subtree if t.i <= token.i]
             start, end = phrase[0].idx, token.idx + len(token.text)
             return (text[span.start_char:start] + "{item}" + text[end:span.end_char]).strip(" ,;:")
