@@ -468,3 +468,11 @@ def test_a_demonstrative_that_names_the_subject_again_is_replaced_by_it(embed):
     assert_questions(texts)
     assert any("how electric scooters are charged" in t for t in texts), texts
     assert any("this scooter" in t for t in texts), texts  # a singular does not stand for a plural
+
+
+def test_a_verb_with_its_own_auxiliary_is_a_coordinated_statement_of_its_own(embed):
+    # "has been linked" is a finite verb although "linked" is a participle
+    _, texts = plan_of("Air pollution can trigger asthma attacks and has been linked to the onset "
+                       "of heart disease. Explain the main sources of urban air pollution.", embed)
+    assert_questions(texts)
+    assert any("onset of heart disease" in t and "asthma" not in t for t in texts), texts

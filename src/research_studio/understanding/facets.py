@@ -430,11 +430,12 @@ def bridging(span: Span) -> bool:
 
 
 def _verb_form(verb: Token) -> str:
-    """"to" for an infinitive with its particle, "participle", or "finite" (which includes
-    the imperative)."""
-    if any(c.dep_ == "aux" and c.tag_ == "TO" for c in verb.children):
+    """"to" for an infinitive with its particle, "participle" (without an auxiliary of its
+    own), or "finite" (which includes the imperative and "has been implicated")."""
+    auxiliaries = [c for c in verb.children if c.dep_ in ("aux", "auxpass")]
+    if any(c.tag_ == "TO" for c in auxiliaries):
         return "to"
-    return "participle" if verb.tag_ in _PARTICIPLES else "finite"
+    return "participle" if verb.tag_ in _PARTICIPLES and not auxiliaries else "finite"
 
 
 def coordinated_units(span: Span) -> list[Span]:
