@@ -476,3 +476,21 @@ def test_a_verb_with_its_own_auxiliary_is_a_coordinated_statement_of_its_own(emb
                        "of heart disease. Explain the main sources of urban air pollution.", embed)
     assert_questions(texts)
     assert any("onset of heart disease" in t and "asthma" not in t for t in texts), texts
+
+
+def test_a_list_of_questions_keeps_its_short_ones_about_the_subject(embed):
+    structure, texts = plan_of("Answer the following questions about Redis:\n1. What is AOF?\n"
+                               "2. How does replication work?\n3. Why are keys evicted?", embed)
+    assert structure.kind == K.MULTI_FACETED and structure.topic == "Redis"
+    assert_questions(texts)
+    assert any(t.startswith("What is AOF") and "Redis" in t for t in texts), texts
+    assert any(t == "How does replication work?" for t in texts), texts
+
+
+def test_clauses_that_a_list_asks_about_hold_no_positions(embed):
+    structure, texts = plan_of("Explain three things: a) what a B-tree index is, b) when a GIN "
+                               "index is better, c) how BRIN indexes save space.", embed)
+    assert structure.kind == K.MULTI_FACETED and not structure.positions
+    assert_questions(texts)
+    assert any("how BRIN indexes save space" in t for t in texts), texts
+    assert not any("B-tree" in t and "BRIN" in t for t in texts), texts  # no item about another's subject

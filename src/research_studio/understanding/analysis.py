@@ -29,6 +29,9 @@ K = QuestionKind
 # suggests another kind. Cosines of MiniLM between short questions of different kinds
 # differ by a few hundredths; below that margin the structure is the better witness.
 KIND_MARGIN = 0.02
+# A sub-question researched on its own has at least this many words (issue 24's test of a
+# fragment); a shorter question of a brief ("What is MVCC?") is asked about its subject.
+MIN_QUESTION_WORDS = 4
 
 
 def understand(text: str, embed: Embed | None = None) -> QuestionStructure:
@@ -73,7 +76,9 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     items = list_items(doc)
     pieces = _pieces(text, segments, items)
     split = split or bool(items)
-    by_segment = _segment_parts(pieces, writing, topic) if split or not one_question else []
+    # a list's parts are asked about the subject its lead-in names, or about nothing
+    referent = topic if subject or not items else ""
+    by_segment = _segment_parts(pieces, writing, referent) if split or not one_question else []
     common = dict(text=text, entities=parts.names(text, doc), sentences=len(sentences),
                   kind_scores=scores, asks_itself=bool(segments) and parts.asks(segments[0]),
                   research_question=text if one_question else _research_question(text, by_segment))
@@ -134,7 +139,7 @@ def _segment_facets(by_segment: list[Parts]) -> list[Facet]:
 
 def _whole(facets: list[Facet]) -> list[Facet]:
     """The facets that are whole questions (at least four words), not fragments."""
-    return [f for f in facets if len(f.text.split()) >= 4]
+    return [f for f in facets if len(f.text.split()) >= MIN_QUESTION_WORDS]
 
 
 class _Piece(NamedTuple):
@@ -229,7 +234,8 @@ def _asked_pieces(text: str, segment: Span, referent: str, templates: dict,
     """A question, or (``split``) one question per coordinated noun it asks about ("What
     are effective strategies, best practices, or existing projects that address X?")."""
     phrase = parts.resolve_pronouns(text, segment, referent)
-    if referent and referent.lower() not in phrase.lower() and parts.bridging(segment):
+    too_short = len(phrase.split()) < MIN_QUESTION_WORDS  # "What is MVCC?" in a list about X
+    if referent and referent.lower() not in phrase.lower() and (parts.bridging(segment) or too_short):
         phrase += templates["topic_suffix"].format(topic=referent)
     members = parts.listed_nouns(segment) if split else []
     if len(members) < 2 or len(members) > 5:

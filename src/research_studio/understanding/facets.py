@@ -275,6 +275,8 @@ def positions(text: str, doc: Doc) -> list[str]:
             continue
         if token.sent[-1].text == "?" or not any(c.dep_ in _STATED for c in token.head.children):
             continue
+        if any(c.tag_ in _WH_TAGS for c in token.head.children):  # "when a GIN index is better"
+            continue
         phrase = list(token.subtree)
         if not any(t.pos_ == "PROPN" for t in phrase) or any(t.tag_ in _WH_TAGS for t in phrase):
             continue

@@ -34,11 +34,10 @@ def _candidates(text: str, doc: Doc) -> list[tuple[str, str]]:
     """(the chunk's words, the phrase it stands for) of every noun phrase that could be the
     subject by its structure; the encoder then judges which are pieces of writing."""
     found: list[tuple[str, str]] = []
+    at_list: list[tuple[int, int]] = []  # (start, index in found) of phrases ending at the list
     markers = marker_offsets(doc)
-    # with a list, the whole is about what the text says before it (an item is one part),
-    # but not the phrase that names the list ("… the following four components: 1) …")
-    chunks = [c for c in doc.noun_chunks if not markers or (
-        c.end_char <= markers[0] and text[c.end_char:markers[0]].strip(" :\n\t"))] or list(doc.noun_chunks)
+    # with a list, the whole is about what the text says before it (an item is one part)
+    chunks = [c for c in doc.noun_chunks if not markers or c.end_char <= markers[0]]
     for chunk in chunks:
         if chunk.root.pos_ not in ("NOUN", "PROPN") or personal(chunk) or _introductory(chunk):
             continue
@@ -50,7 +49,12 @@ def _candidates(text: str, doc: Doc) -> list[tuple[str, str]]:
         phrase = noun_phrase(text, chunk)
         start = text.find(phrase, chunk.start_char)
         ends = [m - start for m in markers if start < m < start + len(phrase)]
-        found.append((chunk.text, clean_phrase(phrase[:min(ends)] if ends else phrase)))
+        phrase = phrase[:min(ends)] if ends else phrase
+        found.append((chunk.text, clean_phrase(phrase)))
+        if markers and not text[start + len(phrase):markers[0]].strip(" :\n\t"):
+            at_list.append((start, len(found) - 1))
+    if at_list:  # the outermost phrase that ends at the list names it ("the following
+        del found[min(at_list)[1]]  # questions about X:"); X inside it stays
     return found
 
 
