@@ -68,14 +68,13 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     held = parts.positions(text, doc)
     one_question = len(sentences) == 1 and text.rstrip().endswith("?")
     brief = len(sentences) >= 2  # a research brief: its parts before any one list in it
-    split = len(segments) >= 2 or brief
+    items = list_items(doc)
+    split = len(segments) >= 2 or brief or bool(items)
     # a brief or an instruction is about the phrase the whole text means most; a question's
     # topic is its first clause's subject
     subject = central_subject(text, doc, embed) if embed is not None and not one_question else ""
     topic = subject or parts.topic(text, doc)
-    items = list_items(doc)
     pieces = _pieces(text, segments, items)
-    split = split or bool(items)
     # a list's parts are asked about the subject its lead-in names, or about nothing
     referent = topic if subject or not items else ""
     by_segment = _segment_parts(pieces, writing, referent) if split or not one_question else []

@@ -365,28 +365,30 @@ def resolve_pronouns(text: str, span: Span, referent: str) -> str:
 
 
 @lru_cache(maxsize=256)
+def _phrase_head(phrase: str) -> Token | None:
+    """The head noun of a phrase parsed alone, or None: one parse serves its lemma and its
+    number (a referent is asked for both)."""
+    doc = parse_batch([phrase], skip=("ner",))[0]  # a phrase: no English test
+    if doc is None:
+        return None
+    return next((chunk.root for chunk in doc.noun_chunks if chunk.root.pos_ in _NOMINAL), None)
+
+
 def head_lemma(phrase: str) -> str:
     """The lemma of a noun phrase's head in lower case ("tablet-style devices" → "device");
     empty when it has none."""
-    doc = parse_batch([phrase], skip=("ner",))[0]  # a phrase: no English test
-    if doc is None:
-        return ""
-    heads = [chunk.root for chunk in doc.noun_chunks if chunk.root.pos_ in _NOMINAL]
-    return heads[0].lemma_.lower() if heads else ""
+    head = _phrase_head(phrase)
+    return head.lemma_.lower() if head is not None else ""
 
 
-@lru_cache(maxsize=256)
 def grammatical_number(phrase: str) -> list[str]:
     """The grammatical number of a noun phrase's head (["Sing"], ["Plur"], or [] when it
     cannot be read): "their" does not stand for "Parkinson's disease"."""
-    doc = parse_batch([phrase], skip=("lemmatizer", "ner"))[0]  # a phrase: no English test
-    if doc is None:
-        return []
-    heads = [chunk.root for chunk in doc.noun_chunks if chunk.root.pos_ in _NOMINAL]
+    head = _phrase_head(phrase)
     # a name's number is not read reliably ("VACUUM" alone is tagged a plural noun): any
     # pronoun may stand for a capitalised head
-    common = heads and heads[0].is_lower  # a phrase alone is often tagged a proper noun
-    return heads[0].morph.get("Number") if common else []
+    common = head is not None and head.is_lower  # a phrase alone is often tagged a proper noun
+    return head.morph.get("Number") if common else []
 
 
 def asked_reason(text: str, doc: Doc) -> str:
@@ -475,7 +477,7 @@ def introduces(unit: Span) -> bool:
     manager, conduct …"): it says who asks or in what circumstances, not what to research."""
     after = unit.doc[unit.end] if unit.end < len(unit.doc) else None
     return (unit.start == unit.sent.start and after is not None and after.text == ","
-            and after.i + 1 < unit.sent.end and unit.root.tag_ in ("VBG", "VBN", "IN")
+            and after.i + 1 < unit.sent.end and unit.root.tag_ in (*_PARTICIPLES, "IN")
             and not any(c.dep_.startswith("nsubj") for c in unit.root.children))
 
 
