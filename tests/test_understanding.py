@@ -494,3 +494,72 @@ def test_clauses_that_a_list_asks_about_hold_no_positions(embed):
     assert_questions(texts)
     assert any("how BRIN indexes save space" in t for t in texts), texts
     assert not any("B-tree" in t and "BRIN" in t for t in texts), texts  # no item about another's subject
+
+
+# ---- the same asked of several things, or several actions asked at once -------------------------
+@pytest.mark.parametrize(("question", "members"), [
+    ("What are the investment philosophies of Duan Yongping, Warren Buffett, and Charlie Munger?",
+     ["Duan Yongping", "Warren Buffett", "Charlie Munger"]),
+    ("What are the main features of Kubernetes, Docker Swarm and Nomad?",
+     ["Kubernetes", "Docker Swarm", "Nomad"]),
+])
+def test_an_attribute_asked_of_several_names_is_asked_of_each(embed, question, members):
+    _, texts = plan_of(question, embed)
+    assert_questions(texts)
+    attribute = question.split(" of ")[0]  # "What are the main features"
+    for member in members:
+        assert any(t.startswith(attribute) and member in t
+                   and not any(o in t for o in members if o != member) for t in texts), member
+
+
+def test_a_comparison_asking_the_same_of_each_item_keeps_its_question(embed):
+    question = "What are the pros and cons of PostgreSQL, MySQL and SQLite for a small web app?"
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON
+    assert_questions(texts)
+    for item in ("PostgreSQL", "MySQL", "SQLite"):
+        assert f"What are the pros and cons of {item} for a small web app?" in texts
+
+
+@pytest.mark.parametrize(("question", "members"), [
+    ("What is the difference between TCP and UDP?", ["TCP", "UDP"]),  # a preposition relates them
+    ("Who has more scope of profession, Phil Rosen or Delmer Daves?",  # a comparative asks which
+     ["Phil Rosen", "Delmer Daves"]),
+    ("What was the name of the 1996 adaptation of Romeo & Juliet?", ["Romeo", "Juliet"]),  # one name
+    ("When did the person who founded Tesla and SpaceX move to California?",  # a relative clause
+     ["Tesla", "SpaceX"]),
+])
+def test_a_group_that_is_not_asked_of_each_member_stays_whole(embed, question, members):
+    _, texts = plan_of(question, embed)
+    opening = question[:question.index(members[0])]
+    # no sub-question is the question itself with one member in place of the group
+    assert not any(t.startswith(opening) and sum(m in t for m in members) == 1 for t in texts), texts
+
+
+@pytest.mark.parametrize(("question", "actions"), [
+    ("How to set up replication in PostgreSQL and monitor its lag?",
+     ["How to set up replication in PostgreSQL?", "How to monitor the lag of replication in PostgreSQL?"]),
+    ("How can cities reduce traffic congestion and improve air quality?",
+     ["How can cities reduce traffic congestion?", "How can cities improve air quality?"]),
+    ("What can I do to reduce stress and improve my sleep?",
+     ["What can I do to reduce stress?", "What can I do to improve my sleep?"]),
+])
+def test_coordinated_actions_are_asked_one_by_one(embed, question, actions):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert texts == actions
+
+
+@pytest.mark.parametrize("question", [
+    "Who held the record for the longest service in parliament and was surpassed by a senator?",
+    "How to set up and monitor replication in PostgreSQL?",  # the object is shared
+])
+def test_actions_that_ask_one_thing_are_not_split(embed, question):
+    structure = understand(question, embed)
+    assert not any(" and " not in f.text and f.text.startswith(question.split(" ")[0])
+                   for f in structure.facets), structure.facets
+
+
+def test_the_topic_is_not_the_subject_of_a_later_coordinated_question(embed):
+    structure = understand("What causes inflation, and how do central banks fight it?", embed)
+    assert structure.topic == "inflation"

@@ -18,6 +18,7 @@ from research_studio.knowledge.lexical import tokenize
 from research_studio.prompts import load_data
 from research_studio.understanding import facets as parts
 from research_studio.understanding.chains import chain, relative_openers
+from research_studio.understanding.distribute import distributed_group, per_action
 from research_studio.understanding.kinds import Embed, kind_scores, writing_judge
 from research_studio.understanding.lists import ListItem, list_items
 from research_studio.understanding.parser import parse
@@ -100,6 +101,11 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         if len(facets) >= 2:
             return QuestionStructure(kind=K.MULTI_FACETED, facets=facets,
                                      topic=parts.shared_object(text, group)[1], **common)
+    if one_question and segments:  # the same asked of several things, or several actions
+        asked = [Facet(text=_as_question(q), source=segments[0].text)
+                 for q in _distributed(text, segments[0], topic)]
+        if len(asked) >= 2:
+            return QuestionStructure(kind=K.MULTI_FACETED, facets=asked, topic=topic, **common)
     kind = K(intent) if intent in set(K) else K.OPEN
     if kind == K.SINGLE_FACT and len(sentences) > 1:
         kind = K.OPEN
@@ -119,8 +125,14 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
             facets.append(Facet(text=_as_question(parts.per_item(text, segment)),
                                 source=segment.text))
     purpose = parts.purpose_phrase(text, doc, group)
+    dimensions = parts.dimension_words(text, doc, group, purpose)
+    asked = distributed_group(text, segments[0]) if segments and parts.asks(segments[0]) else None
+    if not facets and asked is not None and asked.members == items:
+        # "What are the pros and cons of A, B and C for X?" asks the same of each item: its
+        # attribute, not the nouns after the group, is what each item is researched for
+        facets, dimensions = [Facet(text=_as_question(asked.template()), source=segments[0].text)], []
     return QuestionStructure(kind=K.COMPARISON, items=items, facets=facets, purpose=purpose,
-                             dimensions=parts.dimension_words(text, doc, group, purpose),
+                             dimensions=dimensions,
                              topic=parts.topic(text, doc, grouped), **common)
 
 
@@ -238,11 +250,19 @@ def _asked_pieces(text: str, segment: Span, referent: str, templates: dict,
         phrase += templates["topic_suffix"].format(topic=referent)
     members = parts.listed_nouns(segment) if split else []
     if len(members) < 2 or len(members) > 5:
-        return [phrase]
+        return (_distributed(text, segment, referent) or [phrase]) if split else [phrase]
     first = min(t.idx for t in parts.member_tokens(members[0]))
     prefix = text[segment.start_char:first]
     complement = text[members[-1].idx + len(members[-1].text):segment.end_char]
     return [f"{prefix}{parts.text_of(text, parts.member_tokens(m))}{complement}" for m in members]
+
+
+def _distributed(text: str, segment: Span, referent: str) -> list[str]:
+    """The question asked of each member of a group it names ("the philosophies of A, B
+    and C"), or of each action it coordinates ("set up X and monitor its lag"); empty when
+    it asks one thing of one thing."""
+    group = distributed_group(text, segment)
+    return group.questions() if group is not None else per_action(text, segment, referent)
 
 
 def _object_pieces(text: str, target: Span, members: list, referent: str) -> list[str]:

@@ -72,6 +72,11 @@ def _conjuncts(token: Token) -> list[Token]:
     return [token, *token.conjuncts] if token.conjuncts else [token]
 
 
+def conjuncts_in_order(token: Token) -> list[Token]:
+    """The token and its conjuncts written as one list with it, in text order."""
+    return _listed_together(sorted(_conjuncts(token), key=lambda t: t.i))
+
+
 # ---- coordinated groups: compared items or nominal facets --------------------------
 def coordinated_groups(doc: Doc) -> list[list[Token]]:
     """Groups of two or more coordinated nouns ("React, Vue and Angular"; "the causes,
@@ -81,7 +86,7 @@ def coordinated_groups(doc: Doc) -> list[list[Token]]:
     for token in doc:
         if token.i in seen or (token.pos_ not in _NOMINAL and token.dep_ not in ("dobj", "pobj", "nsubj")):
             continue
-        members = _listed_together(sorted(_conjuncts(token), key=lambda t: t.i))
+        members = conjuncts_in_order(token)
         if len(members) >= 2:
             seen.update(t.i for t in members)
             groups.append(members)
@@ -299,7 +304,10 @@ def topic(text: str, doc: Doc, skip: set[int] = frozenset()) -> str:
     word nor a pronoun (``skip``: token indexes already used as items or positions)."""
     chunks = [c for c in doc.noun_chunks if _is_content_chunk(c) and not {t.i for t in c} & skip]
     first_sentence = next(iter(doc.sents))
-    subjects = [c for c in chunks if c.root.dep_.startswith("nsubj") and c.start < first_sentence.end]
+    # not the subject of a clause coordinated with the first: "central banks" in "What
+    # causes inflation, and how do central banks fight it?" is the second question's
+    subjects = [c for c in chunks if c.root.dep_.startswith("nsubj") and c.start < first_sentence.end
+                and c.root.head.dep_ != "conj"]
     named = [c for c in chunks if c.root.pos_ == "PROPN"]
     for candidates in (subjects, named, chunks):
         if candidates:
@@ -433,7 +441,7 @@ def bridging(span: Span) -> bool:
     return False
 
 
-def _verb_form(verb: Token) -> str:
+def verb_form(verb: Token) -> str:
     """"to" for an infinitive with its particle, "participle" (without an auxiliary of its
     own), or "finite" (which includes the imperative and "has been implicated")."""
     auxiliaries = [c for c in verb.children if c.dep_ in ("aux", "auxpass")]
@@ -454,7 +462,7 @@ def coordinated_units(span: Span) -> list[Span]:
     # participle ("Acting as …, conduct …") is cut from what follows it
     conjuncts = [c for c in head.children if c.dep_ == "conj" and span.start <= c.i < span.end
                  and (head.pos_ != "VERB" or (c.pos_ in ("VERB", "AUX") and (
-                     _verb_form(c) == _verb_form(head) or head.tag_ in _PARTICIPLES)))]
+                     verb_form(c) == verb_form(head) or head.tag_ in _PARTICIPLES)))]
     if not conjuncts:
         return [span]
     cuts = sorted(min(t.i for t in c.subtree) for c in conjuncts)
@@ -577,5 +585,5 @@ def listed_nouns(span: Span) -> list[Token]:
         head = span.root if span.root.pos_ == "NOUN" else None
     if head is None:
         return []
-    members = _listed_together(sorted(_conjuncts(head), key=lambda t: t.i))
+    members = conjuncts_in_order(head)
     return members if len(members) >= 2 and all(m.i < span.end for m in members) else []

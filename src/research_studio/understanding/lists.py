@@ -40,13 +40,44 @@ def _marker(token: Token) -> bool:
     return token.tag_ == "LS" or token.dep_ == "meta" or _bullet(token)
 
 
+def _ordinal(token: Token) -> int | None:
+    """The place a small number or single letter counts ("1" → 1, "b" → 2), or None."""
+    text = token.text.lower()
+    if text.isdigit() and len(text) <= 2:
+        return int(text)
+    return ord(text) - ord("a") + 1 if len(text) == 1 and "a" <= text <= "z" else None
+
+
+def _enumerators(doc: Doc) -> set[int]:
+    """Items counted inside a sentence ("cover (1) X, (2) Y and (3) Z", "covering: 1. X,
+    2. Y"), which the tagger marks only now and then: a number or letter closed by ")"
+    or "." after punctuation or a conjunction, in a run that counts 1, 2, 3 … or a, b,
+    c … (a stray "(a)" or "3." counts nothing)."""
+    run: list[int] = []
+    found: set[int] = set()
+    for token in doc[:-1]:
+        place = _ordinal(token)
+        after, before = doc[token.i + 1], doc[token.i - 1] if token.i else None
+        opened = before is None or before.is_punct or before.pos_ == "CCONJ" or "\n" in before.text_with_ws
+        if place is None or after.text not in (")", ".") or not opened:
+            continue
+        if place == 1:
+            run = [token.i]
+        elif run and place == _ordinal(doc[run[-1]]) + 1:
+            run.append(token.i)
+            if len(run) >= MIN_LIST_ITEMS:
+                found.update(run)
+    return found
+
+
 def _marker_spans(doc: Doc) -> list[tuple[int, int]]:
     """(first token, first token after it) of every marker with its punctuation: "1)",
     "(b)", "2.", "-"."""
     found: list[tuple[int, int]] = []
+    counted = _enumerators(doc)
     i = 0
     while i < len(doc):
-        if not _marker(doc[i]) or doc[i].is_space:
+        if not (_marker(doc[i]) or i in counted) or doc[i].is_space:
             i += 1
             continue
         start = i - 1 if i and doc[i - 1].is_left_punct and doc[i - 1].is_bracket else i

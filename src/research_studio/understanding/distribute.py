@@ -1,0 +1,127 @@
+"""A question that asks the same thing of several things at once is several questions.
+
+"What are the investment philosophies of Duan Yongping, Warren Buffett and Charlie
+Munger?" asks one attribute of three people: each is researched on its own. "How to set
+up replication in PostgreSQL and monitor its lag?" asks how to do two things: each action
+is a question of its own, with the words the two share ("How to"). Read from the
+coordination in the dependency parse; the text is sliced from the question itself.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from spacy.tokens import Span, Token
+
+from research_studio.understanding.facets import (
+    conjuncts_in_order,
+    member_tokens,
+    resolve_pronouns,
+    text_of,
+    verb_form,
+)
+
+# A question is split over at most this many members: a longer enumeration is a list of
+# examples ("such as A, B, C, D, E, F …"), asked about as a whole.
+MAX_MEMBERS = 5
+
+
+class DistributedGroup(NamedTuple):
+    """A question as ``prefix`` + one member + ``suffix`` (``members``: each member's
+    words)."""
+
+    prefix: str
+    members: list[str]
+    suffix: str
+
+    def questions(self) -> list[str]:
+        return [f"{self.prefix}{member}{self.suffix}" for member in self.members]
+
+    def template(self) -> str:
+        """The question with ``{item}`` where a member stands (braces of the text escaped)."""
+        def escape(part: str) -> str:
+            return part.replace("{", "{{").replace("}", "}}")
+        return f"{escape(self.prefix)}{{item}}{escape(self.suffix)}"
+
+
+def _inside_relative_clause(token: Token) -> bool:
+    return any(t.dep_ in ("relcl", "acl") for t in (token, *token.ancestors))
+
+
+def distributed_group(text: str, span: Span) -> DistributedGroup | None:
+    """The coordinated nouns whose shared attribute the question asks ("the philosophies
+    of A, B and C"): two to ``MAX_MEMBERS`` members listed together as the object of
+    "of" (English's genitive preposition: each member owns the attribute) on a noun.
+    A group that another preposition relates ("the difference between A and B") or that
+    stands inside a relative clause ("the man who wrote A and B") stays whole: None."""
+    if any("Cmp" in t.morph.get("Degree") for t in span):  # "Who has more X, A or B?" asks which
+        return None
+    for token in span:
+        prep = token.head
+        if (token.dep_ != "pobj" or token.pos_ not in ("NOUN", "PROPN") or prep.lower_ != "of"
+                or prep.head.pos_ != "NOUN" or _inside_relative_clause(token)):
+            continue
+        members = conjuncts_in_order(token)
+        if not 2 <= len(members) <= MAX_MEMBERS or any(m.i >= span.end for m in members):
+            continue
+        if any(c.dep_ == "cc" and not c.is_alpha for m in members for c in m.children):
+            continue  # "Romeo & Juliet", "Johnson & Johnson": a symbol joins one name
+        first = min(t.idx for t in member_tokens(members[0]))
+        last = members[-1].idx + len(members[-1].text)
+        return DistributedGroup(prefix=text[span.start_char:first],
+                                members=[text_of(text, member_tokens(m)) for m in members],
+                                suffix=text[last:span.end_char])
+    return None
+
+
+def _same_form(verb: Token, conjunct: Token) -> bool:
+    """Coordination joins verbs of one form; "to" is written once for all the infinitives
+    it opens ("to set up X and monitor Y")."""
+    form = verb_form(verb)
+    return verb_form(conjunct) == form or (form == "to" and conjunct.tag_ == "VB")
+
+
+def _shares_its_subject(verb: Token) -> bool:
+    """The first action has what its conjuncts share: the "to" of infinitives, or a
+    subject written before it that is not the question word ("How can cities reduce X
+    and improve Y"). "Who held X and was surpassed by Y?" asks one person under two
+    conditions, not two things; a finite verb with no subject is the parser's slip."""
+    if verb_form(verb) == "to":
+        return True
+    subjects = [c for c in verb.children if c.dep_.startswith("nsubj") and c.i < verb.i]
+    return bool(subjects) and subjects[0].tag_ not in ("WP", "WDT", "WRB")
+
+
+def _own_words(verb: Token, start: int) -> list[Token]:
+    """A verb's words from ``start``, without its conjuncts and what joins them to it."""
+    joined = {t.i for c in verb.children if c.dep_ == "conj" for t in c.subtree}
+    joined |= {c.i for c in verb.children if c.dep_ in ("cc", "punct") and c.i > verb.i}
+    return [t for t in verb.subtree if t.i >= start and t.i not in joined and not t.is_space]
+
+
+def per_action(text: str, span: Span, referent: str = "") -> list[str]:
+    """One question per coordinated verb of a question ("How to set up X and monitor its
+    lag?" → "How to set up X?", "How to monitor the lag of X?"; "What can I do to reduce X
+    and improve Y?"): verbs of one form, neither with a subject or question word of its
+    own, outside a relative clause, each with an object of its own; the words before
+    the first verb are shared. ``referent``: what a pronoun in an action stands for.
+    Empty when the question does not coordinate actions."""
+    for verb in span:
+        if verb.pos_ != "VERB" or _inside_relative_clause(verb):
+            continue
+        actions = [verb, *(c for c in verb.children if c.dep_ == "conj" and c.pos_ == "VERB"
+                           and _same_form(verb, c) and c.i < span.end)]
+        if len(actions) < 2 or any(ch.dep_.startswith("nsubj") or ch.tag_ in ("WP", "WDT", "WRB")
+                                   for a in actions[1:] for ch in a.children):
+            continue
+        if not _shares_its_subject(verb):
+            return []
+        words = [_own_words(verb, verb.i), *(_own_words(a, min(t.i for t in a.subtree))
+                                             for a in actions[1:])]
+        words = [[t for t in w if t.pos_ not in ("CCONJ", "PUNCT") or t.i != w[0].i] for w in words]
+        if any(not any(t.pos_ in ("NOUN", "PROPN") for t in w) for w in words):
+            return []  # "How to set up and monitor replication?": the object is shared
+        prefix = text[span.start_char:verb.idx]
+        return [prefix + resolve_pronouns(text, span.doc[w[0].i:w[-1].i + 1], referent)
+                for w in words]
+    return []
