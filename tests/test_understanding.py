@@ -563,3 +563,57 @@ def test_actions_that_ask_one_thing_are_not_split(embed, question):
 def test_the_topic_is_not_the_subject_of_a_later_coordinated_question(embed):
     structure = understand("What causes inflation, and how do central banks fight it?", embed)
     assert structure.topic == "inflation"
+
+
+def test_an_instruction_about_an_attribute_of_several_names_asks_it_of_each(embed):
+    drugs = ("lisinopril", "amlodipine", "metoprolol")
+    question = "Tell me about the common side effects of lisinopril, amlodipine and metoprolol."
+    _, texts = plan_of(question, embed)
+    assert_questions(texts)
+    for drug in drugs:
+        assert any("side effects" in t and drug in t and sum(d in t for d in drugs) == 1 for t in texts)
+
+
+def test_a_question_typed_without_its_question_mark_is_still_a_question(embed):
+    structure = understand("how can cities reduce traffic congestion and improve air quality", embed)
+    assert [f.text for f in structure.facets] == ["How can cities reduce traffic congestion?",
+                                                  "How can cities improve air quality?"]
+
+
+@pytest.mark.parametrize(("question", "items"), [
+    ("What are the differences between a Roth IRA and a traditional IRA?", ["Roth IRA", "traditional IRA"]),
+    ("Compare the Kindle and the Kobo for reading PDFs.", ["Kindle", "Kobo"]),
+])
+def test_members_of_a_list_may_have_their_own_determiners(embed, question, items):
+    structure = understand(question, embed)
+    assert structure.kind == K.COMPARISON and structure.items == items
+
+
+@pytest.mark.parametrize(("question", "not_items"), [
+    ("Who has worked for both Google and the company that acquired GitHub?", ["Google", "company"]),
+    ("Which band formed earlier, Edward Sharpe and the Magnetic Zeros or Louis XIV?",
+     ["Edward Sharpe", "Magnetic Zeros", "Louis XIV"]),
+])
+def test_a_determiner_does_not_join_a_described_member_or_a_name_to_a_list(embed, question, not_items):
+    structure = understand(question, embed)
+    assert structure.items != not_items
+    if "that" in question:  # the described member is the chain's next hop
+        assert structure.kind == K.CHAIN
+
+
+@pytest.mark.parametrize("brief", [
+    "We are weighing a move to a four-day week. Please cover (1) evidence on productivity, (2) effects on "
+    "employee wellbeing, and (3) the experience of companies that tried it.",
+    "We are weighing a move to a four-day week. Please prepare a short report covering: 1. evidence on "
+    "productivity, 2. effects on employee wellbeing, 3. the experience of companies that tried it.",
+])
+def test_items_counted_inside_a_sentence_are_a_list(embed, brief):
+    structure = understand(brief, embed)
+    for part in ("productivity", "wellbeing", "experience of companies"):
+        assert sum(part in f.text for f in structure.facets) == 1, (part, structure.facets)
+
+
+def test_numbers_that_count_nothing_are_no_list():
+    from research_studio.understanding.lists import list_items
+    doc = parse("The study (n = 2020) ran from 2010 to 2012 in 3 (three) cities and found 2. effects.")
+    assert list_items(doc) == []

@@ -67,7 +67,9 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     group = max(groups, key=len) if groups else []
     nested = chain(doc, text)
     held = parts.positions(text, doc)
-    one_question = len(sentences) == 1 and text.rstrip().endswith("?")
+    # one sentence that asks, with its question mark or typed without one ("how do i …")
+    one_question = len(sentences) == 1 and (text.rstrip().endswith("?") or (
+        bool(segments) and parts.asks(segments[0])))
     brief = len(sentences) >= 2  # a research brief: its parts before any one list in it
     items = list_items(doc)
     split = len(segments) >= 2 or brief or bool(items)
@@ -81,7 +83,8 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     by_segment = _segment_parts(pieces, writing, referent) if split or not one_question else []
     common = dict(text=text, entities=parts.names(text, doc), sentences=len(sentences),
                   kind_scores=scores, asks_itself=bool(segments) and parts.asks(segments[0]),
-                  research_question=text if one_question else _research_question(text, by_segment))
+                  research_question=_whole_question(text) if one_question
+                  else _research_question(text, by_segment))
 
     if len(held) >= 2 and intent in (K.EVALUATIVE, K.COMPARISON):
         skip = {t.i for t in doc if t.dep_.startswith("nsubj")}
@@ -101,9 +104,10 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         if len(facets) >= 2:
             return QuestionStructure(kind=K.MULTI_FACETED, facets=facets,
                                      topic=parts.shared_object(text, group)[1], **common)
-    if one_question and segments:  # the same asked of several things, or several actions
-        asked = [Facet(text=_as_question(q), source=segments[0].text)
-                 for q in _distributed(text, segments[0], topic)]
+    if len(sentences) == 1 and segments:  # the same asked of several things, or several actions
+        asked = _segment_facets(by_segment) if by_segment else [
+            Facet(text=_as_question(q), source=segments[0].text)
+            for q in _distributed(text, segments[0], topic)]
         if len(asked) >= 2:
             return QuestionStructure(kind=K.MULTI_FACETED, facets=asked, topic=topic, **common)
     kind = K(intent) if intent in set(K) else K.OPEN
@@ -231,6 +235,11 @@ def _anchored(piece: str, referent: str, templates: dict) -> str:
     return piece + templates["topic_suffix"].format(topic=referent)
 
 
+def _whole_question(text: str) -> str:
+    """A question as asked, given its question mark when it was typed without one."""
+    return text if text.rstrip().endswith("?") else _as_question(text)
+
+
 def _research_question(text: str, by_segment: list[Parts]) -> str:
     """The text as one whole question, for a plan's "the question itself", when it is not
     one question already: its first question or instruction, as a question ("Write a paper
@@ -267,8 +276,12 @@ def _distributed(text: str, segment: Span, referent: str) -> list[str]:
 
 def _object_pieces(text: str, target: Span, members: list, referent: str) -> list[str]:
     """The object of an instruction, one piece per coordinated noun that shares a
-    complement ("the current applications and recent advancements of light therapies")."""
+    complement ("the current applications and recent advancements of light therapies"),
+    or per member of a group it names ("the side effects of A, B and C")."""
     if len(members) < 2:
+        group = distributed_group(text, target)
+        if group is not None:
+            return group.questions()
         return [parts.resolve_pronouns(text, target, referent).rstrip(" .?!;:")]
     complement = text[members[-1].idx + len(members[-1].text):target.end_char].rstrip(" .?!;:")
     return [f"{parts.text_of(text, parts.member_tokens(m))}{complement}" for m in members]

@@ -62,7 +62,8 @@ def distributed_group(text: str, span: Span) -> DistributedGroup | None:
                 or prep.head.pos_ != "NOUN" or _inside_relative_clause(token)):
             continue
         members = conjuncts_in_order(token)
-        if not 2 <= len(members) <= MAX_MEMBERS or any(m.i >= span.end for m in members):
+        if (not 2 <= len(members) <= MAX_MEMBERS or any(m.i >= span.end for m in members)
+                or any(m.pos_ not in ("NOUN", "PROPN") for m in members)):
             continue
         if any(c.dep_ == "cc" and not c.is_alpha for m in members for c in m.children):
             continue  # "Romeo & Juliet", "Johnson & Johnson": a symbol joins one name

@@ -95,13 +95,29 @@ def coordinated_groups(doc: Doc) -> list[list[Token]]:
 
 def _listed_together(members: list[Token]) -> list[Token]:
     """The members written as one list: between two of them stand only commas, a
-    conjunction and the next member's own modifiers. The small parser sometimes hangs a
-    later noun on the last item ("React, Vue, and Angular for building … applications")."""
+    conjunction and the next member's own modifiers and determiner ("a Roth IRA and a
+    traditional IRA", "its architecture and its scheduling model"). The small parser
+    sometimes hangs a later noun on the last item ("React, Vue, and Angular for building
+    … applications")."""
+    loose = _listed(members, determiners=True)
+    # a determiner may open a member of one plain list: not a member described by a clause
+    # of its own ("both X and the team that Y is on": a chain), not a list whose
+    # conjunctions differ ("Edward Sharpe and the Magnetic Zeros or Louis XIV": a name in it)
+    doc = members[0].doc
+    conjunctions = {t.lower_ for t in doc[loose[0].i:loose[-1].i] if t.pos_ == "CCONJ"}
+    if len(conjunctions) > 1 or any(c.dep_ in ("relcl", "acl") for m in loose for c in m.children):
+        return _listed(members, determiners=False)
+    return loose
+
+
+def _listed(members: list[Token], determiners: bool) -> list[Token]:
     kept = [members[0]]
     for member in members[1:]:
         start = min(t.i for t in _left_phrase(member))
         between = member.doc[kept[-1].i + 1:start]
-        if any(t.pos_ not in ("PUNCT", "CCONJ") for t in between):
+        if any(t.pos_ not in ("PUNCT", "CCONJ")
+               and not (determiners and t.head == member and t.dep_ in ("det", "poss"))
+               for t in between):
             break
         kept.append(member)
     return kept
