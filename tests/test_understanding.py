@@ -617,3 +617,10 @@ def test_numbers_that_count_nothing_are_no_list():
     from research_studio.understanding.lists import list_items
     doc = parse("The study (n = 2020) ran from 2010 to 2012 in 3 (three) cities and found 2. effects.")
     assert list_items(doc) == []
+
+
+def test_a_pronoun_does_not_stand_for_a_phrase_its_own_clause_names(embed):
+    brief = "The survey ran in three cities from 2010 to 2012. What did it find about air quality?"
+    structure = understand(brief, embed)
+    assert structure.topic == "air quality"  # the phrase the brief means most
+    assert not any("air quality find" in f.text for f in structure.facets), structure.facets

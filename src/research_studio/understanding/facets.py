@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from spacy.tokens import Doc, Span, Token
 
+from research_studio.knowledge.lexical import tokenize
 from research_studio.understanding.names import names_in_doc
 from research_studio.understanding.parser import parse_batch
 
@@ -365,6 +366,10 @@ def resolve_pronouns(text: str, span: Span, referent: str) -> str:
         return text_of(text, list(span))
     number = grammatical_number(referent)
     head = head_lemma(referent)
+    # a pronoun does not stand for a phrase its own clause names ("What did it find about
+    # air quality?": "it" is not air quality)
+    words = set(tokenize(referent))
+    named_here = bool(words) and words <= set(tokenize(span.text))
     pieces: list[str] = []
     position = span.start_char
     for token in span:
@@ -375,6 +380,8 @@ def resolve_pronouns(text: str, span: Span, referent: str) -> str:
             # "images of these devices" → "images of tablet-style devices"
             pieces += [text[position:token.idx], referent]
             position = token.head.idx + len(token.head.text)
+        elif named_here and token.tag_ in ("PRP$", "PRP"):
+            continue
         elif token.tag_ == "PRP$" and third:
             noun = token.head
             after = max(t.idx + len(t.text) for t in _left_phrase(noun))
