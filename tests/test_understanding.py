@@ -363,7 +363,8 @@ def test_a_noun_the_parser_hangs_on_a_verb_as_its_conjunct_does_not_cut_the_inst
 def test_a_plural_pronoun_is_not_replaced_by_a_singular_topic(embed):
     structure = understand("How does the city council set its budget, and what do residents "
                            "say about their taxes?", embed)
-    assert any("budget of" in f.text and "council" in f.text for f in structure.facets), structure.facets
+    # "its" is bound inside its own clause, which names the council: the question stands alone
+    assert any(f.text == "How does the city council set its budget?" for f in structure.facets)
     assert any("their taxes" in f.text for f in structure.facets), structure.facets
 
 
