@@ -625,3 +625,24 @@ def test_a_pronoun_does_not_stand_for_a_phrase_its_own_clause_names(embed):
     structure = understand(brief, embed)
     assert structure.topic == "air quality"  # the phrase the brief means most
     assert not any("air quality find" in f.text for f in structure.facets), structure.facets
+
+
+@pytest.mark.parametrize(("brief", "parts_asked"), [
+    ("I teach a unit on the Cuban Missile Crisis. I need a summary of the key events over the thirteen "
+     "days and an overview of how historians' interpretations have shifted since the archives opened.",
+     ["key events over the thirteen days", "how historians' interpretations have shifted"]),
+    ("Analyze the history of the euro and the future of the European Central Bank.",
+     ["history of the euro", "future of the European Central Bank"]),
+])
+def test_coordinated_objects_with_complements_of_their_own_are_asked_apart(embed, brief, parts_asked):
+    structure = understand(brief, embed)
+    for part in parts_asked:
+        holding = [f.text for f in structure.facets if part in f.text]
+        others = [o for o in parts_asked if o != part]
+        assert len(holding) == 1 and not any(o in holding[0] for o in others), structure.facets
+
+
+def test_nouns_sharing_one_complement_stay_one_object(embed):
+    structure = understand("Explain the causes and effects of inflation in Argentina.", embed)
+    texts = [f.text for f in structure.facets]
+    assert "What are the causes of inflation in Argentina?" in texts, texts

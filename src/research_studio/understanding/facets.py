@@ -140,15 +140,21 @@ def shared_object(text: str, members: list[Token]) -> tuple[str, str]:
     """The preposition and object the group shares ("… and solutions to climate change"
     → ("to", "climate change")), attached to a member or to the word that governs it."""
     holders = [*members, members[0].head]
-    for holder in holders:
-        for child in holder.rights:
-            if child.dep_ == "prep":
-                objects = [c for c in child.children if c.dep_ == "pobj"]
-                if objects and child.i > members[-1].i - 1:
-                    if personal(list(objects[0].subtree)):  # "my research area" names nothing
-                        return "", ""
-                    return child.lower_, text_of(text, list(objects[0].subtree))
-    return "", ""
+    # the phrases after the group, wherever the parser hangs them ("the causes and effects
+    # of inflation in Argentina" may hang "in Argentina" on "causes"): the first gives the
+    # preposition, all of them the object
+    preps = sorted((c for holder in holders for c in holder.rights if c.dep_ == "prep"
+                    and c.i > members[-1].i - 1 and any(o.dep_ == "pobj" for o in c.children)),
+                   key=lambda t: t.i)
+    if not preps:
+        return "", ""
+    first = preps[0]
+    objects = [c for c in first.children if c.dep_ == "pobj"]
+    if personal(list(objects[0].subtree)):  # "my research area" names nothing
+        return "", ""
+    start = min(t.i for t in objects[0].subtree)
+    end = max(t.i for p in preps for t in p.subtree)
+    return first.lower_, text_of(text, list(members[0].doc[start:end + 1]))
 
 
 def purpose_phrase(text: str, doc: Doc, group: list[Token]) -> str:
@@ -487,6 +493,8 @@ def coordinated_units(span: Span) -> list[Span]:
                  and (head.pos_ != "VERB" or (c.pos_ in ("VERB", "AUX") and (
                      verb_form(c) == verb_form(head) or head.tag_ in _PARTICIPLES)))]
     if not conjuncts:
+        conjuncts = _objects_of_their_own(head, span)
+    if not conjuncts:
         return [span]
     cuts = sorted(min(t.i for t in c.subtree) for c in conjuncts)
     bounds = [span.start, *cuts, span.end]
@@ -500,6 +508,18 @@ def coordinated_units(span: Span) -> list[Span]:
         if any(t.pos_ in ("NOUN", "PROPN") for t in unit):
             units.append(unit)
     return units
+
+
+def _objects_of_their_own(verb: Token, span: Span) -> list[Token]:
+    """The conjuncts of a verb's object when each coordinated noun has its own complement
+    ("I need a summary of X and an overview of Y": two things asked for); nouns that share
+    one ("the causes and effects of X") are one object."""
+    for obj in (c for c in verb.children if c.dep_ == "dobj" and c.pos_ == "NOUN"):
+        conjuncts = [c for c in obj.children if c.dep_ == "conj" and c.pos_ == "NOUN" and c.i < span.end]
+        own = [n for n in (obj, *conjuncts) if any(c.dep_ == "prep" for c in n.children)]
+        if conjuncts and len(own) == len(conjuncts) + 1:
+            return conjuncts
+    return []
 
 
 def introduces(unit: Span) -> bool:
@@ -533,7 +553,7 @@ def research_object(unit: Span, writing: Callable[[str], bool] | None = None
         if not goals:
             return None, False
         head = goals[0]
-        tokens = [t for t in head.subtree if t.i >= head.i]
+        tokens = [t for t in head.subtree if head.i <= t.i < unit.end]
         return _subject_of(unit.doc[tokens[0].i:tokens[-1].i + 1], writing), False
     if subjects and not _addresses_the_writing(subjects[0], writing):
         return unit, True
@@ -591,7 +611,7 @@ def _subject_of(span: Span, writing: Callable[[str], bool] | None) -> Span | Non
                          and (c.dep_ == "prep" or (c.dep_ in _CLAUSE_MODIFIERS and c.pos_ == "VERB"))]
             if not following:
                 continue
-            objects = [o for o in following[0].children if o.dep_ in ("pobj", "dobj")]
+            objects = [o for o in following[0].children if o.dep_ in ("pobj", "dobj", "pcomp")]
             if objects:
                 return span.doc[min(t.i for t in objects[0].subtree):span.end]
         if noun == head:  # "conduct a study": writing asked for, with no subject of its own
