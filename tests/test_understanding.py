@@ -646,3 +646,24 @@ def test_nouns_sharing_one_complement_stay_one_object(embed):
     structure = understand("Explain the causes and effects of inflation in Argentina.", embed)
     texts = [f.text for f in structure.facets]
     assert "What are the causes of inflation in Argentina?" in texts, texts
+
+
+@pytest.mark.parametrize(("question", "items", "purpose"), [
+    ("Should I use microservices or a monolith for a new startup?", ["microservices", "monolith"],
+     " for a new startup"),
+    ("Is PostgreSQL or MongoDB better for storing user profiles?", ["PostgreSQL", "MongoDB"],
+     " for storing user profiles"),
+])
+def test_options_a_question_weighs_are_compared_for_its_purpose(embed, question, items, purpose):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.items == items
+    assert structure.purpose == purpose and not structure.dimensions
+    for item in items:
+        assert any(item in t and purpose.strip() in t and not any(o in t for o in items if o != item)
+                   for t in texts), texts
+
+
+def test_an_attribute_phrase_after_compared_names_is_a_dimension(embed):
+    structure = understand("Were Ingrid Bergman and Greta Garbo of the same nationality?", embed)
+    assert structure.kind == K.COMPARISON and structure.dimensions == ["nationality"]
+    assert not structure.purpose

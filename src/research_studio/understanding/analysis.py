@@ -91,7 +91,7 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         return QuestionStructure(kind=K.EVALUATIVE, positions=held,
                                  topic=parts.topic(text, doc, skip), **common)
     facets = _segment_facets(by_segment) if split else []
-    if len(group) >= 2 and intent == K.COMPARISON and not (brief and len(facets) >= 2):
+    if len(group) >= 2 and _compared(group, intent) and not (brief and len(facets) >= 2):
         return _comparison(text, doc, group, segments, common)
     if len(facets) >= 2:
         return QuestionStructure(kind=K.MULTI_FACETED, facets=facets, topic=topic, **common)
@@ -117,6 +117,16 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         kind = K.OPEN
     reason = parts.asked_reason(text, doc) if kind == K.CAUSAL else ""
     return QuestionStructure(kind=kind, topic=topic, reason_for=reason, **common)
+
+
+def _compared(group: list, intent: str | None) -> bool:
+    """The group is compared: the question reads as a comparison, or it weighs the
+    members as options ("Should I use microservices or a monolith for a startup?"), nouns
+    with no complement of their own (the benefits and risks *of X* are facets of X)."""
+    if intent == K.COMPARISON:
+        return True
+    return intent == K.EVALUATIVE and not any(c.dep_ == "prep" for m in group for c in m.children) \
+        and not any(t.dep_ in ("relcl", "acl") for t in group[0].ancestors)  # "who served as A and B"
 
 
 def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: dict

@@ -36,7 +36,7 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
         elif dims:
             text = t["item_with_dimensions"].format(item=item, dimensions=dims, purpose=s.purpose)
         elif asking:
-            text = t["item_of_question"].format(item=item)
+            text = t["item_of_question"].format(item=item, purpose=s.purpose)
         else:
             text = t["item"].format(item=item, purpose=s.purpose)
         rows.append((text, 0.9, f"compared item: {item}"))

@@ -164,10 +164,17 @@ def purpose_phrase(text: str, doc: Doc, group: list[Token]) -> str:
     not always attach the whole phrase to one word)."""
     verb = group[0].head
     after = max(t.i for t in _left_phrase(group[-1])) + 1
-    if verb.pos_ != "VERB" or after >= len(doc):
+    if verb.pos_ not in ("VERB", "AUX") or after >= len(doc):
         return ""
+    # the phrase hangs on the verb or a member, or on the adjective that judges the members
+    # ("Is A or B better for X?"); a phrase on an auxiliary is an attribute ("Were A and B
+    # of the same nationality?")
+    holders = [verb, *group] if verb.pos_ == "VERB" else []
+    if doc[after].dep_ in ("acomp", "advmod") and doc[after].head == verb and after + 1 < len(doc):
+        holders.append(doc[after])
+        after += 1
     child = doc[after]
-    if child.dep_ == "prep" and (child.head == verb or child.head in group):
+    if child.dep_ == "prep" and child.head in holders:
         end = next((t.i for t in doc[child.i:] if t.is_punct and t.text not in "-/"), len(doc))
         return " " + text_of(text, list(doc[child.i:end]))
     return ""
