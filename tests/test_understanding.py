@@ -667,3 +667,10 @@ def test_an_attribute_phrase_after_compared_names_is_a_dimension(embed):
     structure = understand("Were Ingrid Bergman and Greta Garbo of the same nationality?", embed)
     assert structure.kind == K.COMPARISON and structure.dimensions == ["nationality"]
     assert not structure.purpose
+
+
+def test_a_clause_without_an_auxiliary_after_its_question_word_is_asked_about(embed):
+    structure = understand("Our team is moving from SVN to Git. Please cover (1) how branching differs "
+                           "from SVN, and (2) how to recover lost commits.", embed)
+    texts = [f.text for f in structure.facets]
+    assert "What is known about how branching differs from SVN regarding Git?" in texts, texts

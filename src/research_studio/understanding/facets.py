@@ -286,8 +286,11 @@ def embedded_question(span: Span) -> bool:
     root = span.root
     subjects = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass", "expl")]
     if not subjects:  # "how to recycle panels"; "how solar panels age" read as a noun phrase
-        infinitive = any(c.dep_ == "aux" and c.tag_ == "TO" for c in root.children)
-        return infinitive or root.pos_ not in ("VERB", "AUX")
+        auxiliaries = [c for c in root.children if c.dep_ in ("aux", "auxpass")]
+        infinitive = any(c.tag_ == "TO" for c in auxiliaries)
+        # a question asks with an auxiliary after its question word; without one the clause
+        # is asked about ("how branching differs from SVN", its subject misread as the verb)
+        return infinitive or root.pos_ not in ("VERB", "AUX") or (root.pos_ == "VERB" and not auxiliaries)
     subject = subjects[0]
     # "which plugins work best": the question word belongs to the subject, and the clause
     # reads the same asked or embedded (the parser may hang "which" elsewhere)
