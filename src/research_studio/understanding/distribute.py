@@ -14,6 +14,7 @@ from typing import NamedTuple
 from spacy.tokens import Span, Token
 
 from research_studio.understanding.facets import (
+    WH_TAGS,
     conjuncts_in_order,
     member_tokens,
     resolve_pronouns,
@@ -90,7 +91,7 @@ def _shares_its_subject(verb: Token) -> bool:
     if verb_form(verb) == "to":
         return True
     subjects = [c for c in verb.children if c.dep_.startswith("nsubj") and c.i < verb.i]
-    return bool(subjects) and subjects[0].tag_ not in ("WP", "WDT", "WRB")
+    return bool(subjects) and subjects[0].tag_ not in WH_TAGS
 
 
 def _own_words(verb: Token, start: int) -> list[Token]:
@@ -112,14 +113,13 @@ def per_action(text: str, span: Span, referent: str = "") -> list[str]:
             continue
         actions = [verb, *(c for c in verb.children if c.dep_ == "conj" and c.pos_ == "VERB"
                            and _same_form(verb, c) and c.i < span.end)]
-        if len(actions) < 2 or any(ch.dep_.startswith("nsubj") or ch.tag_ in ("WP", "WDT", "WRB")
+        if len(actions) < 2 or any(ch.dep_.startswith("nsubj") or ch.tag_ in WH_TAGS
                                    for a in actions[1:] for ch in a.children):
             continue
         if not _shares_its_subject(verb):
             return []
         words = [_own_words(verb, verb.i), *(_own_words(a, min(t.i for t in a.subtree))
                                              for a in actions[1:])]
-        words = [[t for t in w if t.pos_ not in ("CCONJ", "PUNCT") or t.i != w[0].i] for w in words]
         if any(not any(t.pos_ in ("NOUN", "PROPN") for t in w) for w in words):
             return []  # "How to set up and monitor replication?": the object is shared
         prefix = text[span.start_char:verb.idx]

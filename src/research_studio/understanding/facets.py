@@ -18,7 +18,7 @@ from research_studio.knowledge.lexical import tokenize
 from research_studio.understanding.names import names_in_doc
 from research_studio.understanding.parser import parse_batch
 
-_WH_TAGS = ("WP", "WDT", "WRB", "WP$")
+WH_TAGS = ("WP", "WDT", "WRB", "WP$")
 # the most words a label before a colon has ("Research Topic:", "Objective:", "Scope and aims:")
 MAX_LABEL_WORDS = 4
 _NOMINAL = ("NOUN", "PROPN")
@@ -210,8 +210,8 @@ def clause_segments(doc: Doc, nested_at: set[int] = frozenset()) -> list[Span]:
             starts.append(token.i)
             continue
         previous = doc[token.i - 1]
-        coordinated = token.i > 1 and previous.pos_ == "CCONJ" and doc[token.i - 2].tag_ in _WH_TAGS
-        if (token.tag_ in _WH_TAGS and previous.pos_ in ("PUNCT", "CCONJ") and not coordinated
+        coordinated = token.i > 1 and previous.pos_ == "CCONJ" and doc[token.i - 2].tag_ in WH_TAGS
+        if (token.tag_ in WH_TAGS and previous.pos_ in ("PUNCT", "CCONJ") and not coordinated
                 and token.head.dep_ not in ("relcl", "acl") and previous.text not in ("(", "\"")
                 and token.idx + len(token.text) not in nested_at
                 and _has_main_verb(doc[starts[-1]:token.i])):
@@ -243,7 +243,7 @@ def _without_label(span: Span) -> Span:
 def _connective(span: Span) -> bool:
     """The span opens with an adverb set off by a comma ("Furthermore, …", "However, …"):
     it links the segment to the one before and says nothing of its own."""
-    return len(span) > 1 and span[0].pos_ == "ADV" and span[0].tag_ not in _WH_TAGS \
+    return len(span) > 1 and span[0].pos_ == "ADV" and span[0].tag_ not in WH_TAGS \
         and span[1].text == ","
 
 
@@ -261,7 +261,7 @@ def asks(span: Span) -> bool:
     or with a question word after an introductory phrase without a verb of its own ("As
     family members, which signs …")."""
     first = span[0]
-    if first.tag_ in _WH_TAGS:
+    if first.tag_ in WH_TAGS:
         return not embedded_question(span)
     # an auxiliary opens a question when it is inverted before its subject, or when the
     # parser reads the subject as its attribute ("Are AI tools leading to …?") and the
@@ -271,7 +271,7 @@ def asks(span: Span) -> bool:
             or first.sent[-1].text == "?")):
         return True
     for token in span[1:]:
-        if token.tag_ in _WH_TAGS and span.doc[token.i - 1].text == ",":
+        if token.tag_ in WH_TAGS and span.doc[token.i - 1].text == ",":
             return not _has_main_verb(span.doc[span.start:token.i])
     return False
 
@@ -280,8 +280,8 @@ def embedded_question(span: Span) -> bool:
     """A question word opens a clause that is asked about, not asked ("how backups work",
     "what vacuum does", "how to tune memory", as list items or after "explain"): its
     subject comes before its verb and holds no question word, or it has no subject and an
-    infinitive verb; and the sentence does not end with a question mark."""
-    if span[0].tag_ not in _WH_TAGS or span.sent[-1].text == "?":
+    infinitive verb or no auxiliary; and the sentence does not end with a question mark."""
+    if span[0].tag_ not in WH_TAGS or span.sent[-1].text == "?":
         return False
     root = span.root
     subjects = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass", "expl")]
@@ -294,7 +294,7 @@ def embedded_question(span: Span) -> bool:
     subject = subjects[0]
     # "which plugins work best": the question word belongs to the subject, and the clause
     # reads the same asked or embedded (the parser may hang "which" elsewhere)
-    if any(t.tag_ in _WH_TAGS for t in subject.subtree) or (
+    if any(t.tag_ in WH_TAGS for t in subject.subtree) or (
             span[0].tag_ == "WDT" and min(t.i for t in subject.subtree) == span[0].i + 1):
         return False
     verbs = [root, *(c for c in root.children if c.dep_ in ("aux", "auxpass"))]
@@ -313,10 +313,10 @@ def positions(text: str, doc: Doc) -> list[str]:
             continue
         if token.sent[-1].text == "?" or not any(c.dep_ in _STATED for c in token.head.children):
             continue
-        if any(c.tag_ in _WH_TAGS for c in token.head.children):  # "when a GIN index is better"
+        if any(c.tag_ in WH_TAGS for c in token.head.children):  # "when a GIN index is better"
             continue
         phrase = list(token.subtree)
-        if not any(t.pos_ == "PROPN" for t in phrase) or any(t.tag_ in _WH_TAGS for t in phrase):
+        if not any(t.pos_ == "PROPN" for t in phrase) or any(t.tag_ in WH_TAGS for t in phrase):
             continue
         if token.head.dep_ in ("relcl", "acl"):
             continue
@@ -328,7 +328,7 @@ def positions(text: str, doc: Doc) -> list[str]:
 
 # ---- topic, names, pronouns -----------------------------------------------------------
 def _is_content_chunk(chunk: Span) -> bool:
-    return chunk.root.pos_ in _NOMINAL and not any(t.tag_ in _WH_TAGS for t in chunk)
+    return chunk.root.pos_ in _NOMINAL and not any(t.tag_ in WH_TAGS for t in chunk)
 
 
 def topic(text: str, doc: Doc, skip: set[int] = frozenset()) -> str:
@@ -570,7 +570,7 @@ def research_object(unit: Span, writing: Callable[[str], bool] | None = None
     tokens = [t for t in unit if t.i > head.i]
     while tokens and (tokens[0].pos_ in ("ADP", "PUNCT", "CCONJ", "PART") or tokens[0].dep_ == "acomp"
                       or (tokens[0].pos_ == "PRON" and tokens[0].morph.get("Person") != ["3"]
-                          and tokens[0].tag_ not in _WH_TAGS)  # "describe what X adds" keeps "what"
+                          and tokens[0].tag_ not in WH_TAGS)  # "describe what X adds" keeps "what"
                       or (tokens[0].tag_ == "VB" and tokens[0].dep_ == "xcomp")
                       or (tokens[0].tag_ == "VBG" and tokens[0].dep_ == "pcomp")):
         tokens = tokens[1:]  # "make sure to include X" → X, "conclude by identifying X" → X
