@@ -35,15 +35,7 @@ from research_studio.graph.nodes.plan import (
     useful_sub_questions,
 )
 from research_studio.graph.nodes.strategy import Task, follow_up_queries, select_strategy
-from research_studio.graph.nodes.write import (
-    Citations,
-    claim_text,
-    extractive_summary,
-    restates,
-    section_quotas,
-    select_claims,
-    write_node,
-)
+from research_studio.graph.nodes.write import claim_text, restates, section_quotas, select_claims, write_node
 from research_studio.graph.text_analysis import evidence_units, term_overlap
 from research_studio.knowledge.base import KnowledgeBase, KnowledgeBaseRegistry
 from research_studio.models.coordinator import ModelCoordinator
@@ -1181,17 +1173,3 @@ def test_a_long_question_is_titled_at_a_word_boundary_and_quoted_whole():
     assert f"> {brief}" in report
     short = run(write_node, write_state(), make_deps())["report_markdown"]
     assert short.splitlines()[0] == f"# {QUESTION}" and "> " not in short.split("## Answer")[0]
-
-
-def test_the_offline_answer_takes_each_sections_closest_claim_not_its_first_selected():
-    """Selection rewards a source not cited yet, so a section's first selected claim can be
-    a side remark; the answer paragraph takes the claim its section reads first."""
-    def claim(cid: str, text: str, source: str) -> dict:
-        return {"claim_id": cid, "text": text, "source_ids": [source], "status": "verified"}
-
-    side = claim("c1", "Many thanks to the people who helped when I worked on the tool.", "s1")
-    answer = claim("c2", "A branch is created from a tag with git switch -c name tag.", "s2")
-    citations = Citations({"s1": {"title": "Thanks"}, "s2": {"title": "Branching"}})
-    summary = extractive_summary([({"sub_question_id": "sq1"}, [side, answer])], citations,
-                                 lambda claim, chosen: False, relevance={"c1": 0.2, "c2": 0.7})
-    assert summary.startswith("A branch is created from a tag") and "Many thanks" not in summary

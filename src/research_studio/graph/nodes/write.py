@@ -177,18 +177,16 @@ def answer_order(shown: list[Claim], relevance: dict[str, float]) -> list[Claim]
 
 def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: Citations,
                        same_statement: Callable[[Claim, list[Claim]], bool],
-                       answer: ShortAnswer | None = None,
-                       relevance: dict[str, float] | None = None) -> str:
-    """Meta-synthesis without a capable model: each section's claim closest to what it
-    asks (``answer_order``: the section's reading order, not its selection order, which
-    rewards a new source over a closer answer), in priority order, joined into one
-    paragraph (integrated: a claim that states what one chosen before states is passed
-    over). A short answer leads, in bold, with the claim it comes from."""
+                       answer: ShortAnswer | None = None) -> str:
+    """Meta-synthesis without a capable model: the claim each section's selection ranked
+    first, in priority order, joined into one paragraph (integrated: a claim that states
+    what one chosen before states is passed over). A short answer leads, in bold, with
+    the claim it comes from."""
     chosen: list[Claim] = []
     if answer is not None:
         chosen += [c for _, claims in shown_by_sq for c in claims if c["claim_id"] == answer.claim_id][:1]
     for _, claims in shown_by_sq:
-        for claim in answer_order(claims, relevance) if relevance is not None else claims:
+        for claim in claims:
             if not same_statement(claim, chosen):
                 chosen.append(claim)
                 break
@@ -262,7 +260,7 @@ class OfflineSummary:
             return restates([claim], chosen, given.same_statement)[0]
 
         return Summary(extractive_summary(given.shown_by_sq, given.citations, same_statement,
-                                          answer, given.relevance), "extractive", answer)
+                                          answer), "extractive", answer)
 
 
 class ModelSummary:
