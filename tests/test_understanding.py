@@ -674,3 +674,22 @@ def test_a_clause_without_an_auxiliary_after_its_question_word_is_asked_about(em
                            "from SVN, and (2) how to recover lost commits.", embed)
     texts = [f.text for f in structure.facets]
     assert "What is known about how branching differs from SVN regarding Git?" in texts, texts
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Describe PostgreSQL: its architecture, its query planner, and its replication options.",
+     ["What is the architecture of PostgreSQL?", "What is the query planner of PostgreSQL?",
+      "What are the replication options of PostgreSQL?"]),
+    ("Tell me about the Roman Empire: its rise, its government and its fall.",
+     ["What is the rise of the Roman Empire?", "What is the government of the Roman Empire?",
+      "What is the fall of the Roman Empire?"]),
+])
+def test_a_list_after_a_colon_names_aspects_of_what_precedes_it(embed, question, expected):
+    structure = understand(question, embed)
+    assert structure.kind == K.MULTI_FACETED and [f.text for f in structure.facets] == expected
+
+
+def test_names_after_a_colon_are_the_items_asked_about(embed):
+    structure = understand("Which novelist wrote under the pen name Richard Bachman: Stephen King or Dean "
+                           "Koontz?", embed)
+    assert not any("of Richard Bachman" in f.text for f in structure.facets), structure.facets

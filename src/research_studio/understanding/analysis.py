@@ -91,6 +91,12 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         return QuestionStructure(kind=K.EVALUATIVE, positions=held,
                                  topic=parts.topic(text, doc, skip), **common)
     facets = _segment_facets(by_segment) if split else []
+    owner = parts.introduced_by(group) if len(group) >= 2 and not brief else None
+    if owner is not None:  # "Describe X: its A, its B and C" asks for X's aspects
+        owned = _owner_phrase(text, owner)
+        aspects = _aspect_facets(text, group, owned)
+        if len(aspects) >= 2:
+            return QuestionStructure(kind=K.MULTI_FACETED, facets=aspects, topic=owned, **common)
     if len(group) >= 2 and _compared(group, intent) and not (brief and len(facets) >= 2):
         return _comparison(text, doc, group, segments, common)
     if len(facets) >= 2:
@@ -295,6 +301,23 @@ def _object_pieces(text: str, target: Span, members: list, referent: str) -> lis
         return [parts.resolve_pronouns(text, target, referent).rstrip(" .?!;:")]
     complement = text[members[-1].idx + len(members[-1].text):target.end_char].rstrip(" .?!;:")
     return [f"{parts.text_of(text, parts.member_tokens(m))}{complement}" for m in members]
+
+
+def _owner_phrase(text: str, owner) -> str:
+    """The noun phrase a list's colon follows, as a topic ("the Roman Empire", "PostgreSQL")."""
+    chunk = next((c for c in owner.doc.noun_chunks if c.root == owner), None)
+    while chunk is not None and len(chunk) > 1 and chunk[0].pos_ == "VERB":  # "Explain Kubernetes"
+        chunk = chunk[1:]
+    return parts.clean_phrase(parts.noun_phrase(text, chunk) if chunk is not None else owner.text)
+
+
+def _aspect_facets(text: str, group: list, owned: str) -> list[Facet]:
+    """One question per aspect a colon list names: "PostgreSQL: its architecture, its query
+    planner …" → "What is the architecture of PostgreSQL?"."""
+    template = load_data("offline_plan")["multi_faceted"]["noun_facet"]
+    return [Facet(text=template.format(be="are" if member.tag_ in ("NNS", "NNPS") else "is",
+                                       facet=phrase, preposition="of", topic=owned), source=phrase)
+            for member, phrase in zip(group, parts.member_phrases(text, group), strict=True)]
 
 
 def _noun_facets(text: str, group: list) -> list[Facet]:

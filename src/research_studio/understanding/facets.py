@@ -74,8 +74,31 @@ def _conjuncts(token: Token) -> list[Token]:
 
 
 def conjuncts_in_order(token: Token) -> list[Token]:
-    """The token and its conjuncts written as one list with it, in text order."""
-    return _listed_together(sorted(_conjuncts(token), key=lambda t: t.i))
+    """The token and its conjuncts written as one list with it, in text order (a colon
+    ends a list: "Rust: ownership, borrowing and lifetimes" lists Rust's aspects, and the
+    parser may coordinate Rust with them)."""
+    members = sorted(_conjuncts(token), key=lambda t: t.i)
+    colons = [t.i for t in token.doc[members[0].i:members[-1].i] if t.text == ":"]
+    before = [i for i in colons if i < token.i]
+    after = [i for i in colons if i > token.i]
+    start, end = (before[-1] if before else -1), (after[0] if after else len(token.doc))
+    return _listed_together([m for m in members if start < m.i < end])
+
+
+def introduced_by(members: list[Token]) -> Token | None:
+    """The noun a list is introduced by with a colon ("PostgreSQL: its architecture, its
+    query planner and its replication options"): the list names its aspects. None when no
+    colon stands right before the first member's phrase."""
+    first = members[0]
+    start = min([t.i for t in _left_phrase(first)] + [c.i for c in first.children
+                                                      if c.dep_ in ("det", "poss") and c.i < first.i])
+    if start < 2 or first.doc[start - 1].text != ":":
+        return None
+    owner = first.doc[start - 2]
+    # aspects are common nouns; names after a colon are the items asked about ("Which
+    # novelist wrote under the pen name X: A or B?")
+    aspects = all(m.pos_ == "NOUN" for m in members)
+    return owner if owner.pos_ in _NOMINAL and aspects else None
 
 
 # ---- coordinated groups: compared items or nominal facets --------------------------
