@@ -693,3 +693,9 @@ def test_names_after_a_colon_are_the_items_asked_about(embed):
     structure = understand("Which novelist wrote under the pen name Richard Bachman: Stephen King or Dean "
                            "Koontz?", embed)
     assert not any("of Richard Bachman" in f.text for f in structure.facets), structure.facets
+
+
+def test_what_a_pronoun_refers_to_has_is_not_compared(embed):
+    structure = understand("Give me an overview of the main treatments for type 2 diabetes, their "
+                           "side effects and their costs.", embed)
+    assert structure.kind != K.COMPARISON and "side effects" not in structure.items

@@ -129,6 +129,9 @@ def _compared(group: list, intent: str | None) -> bool:
     """The group is compared: the question reads as a comparison, or it weighs the
     members as options ("Should I use microservices or a monolith for a startup?"), nouns
     with no complement of their own (the benefits and risks *of X* are facets of X)."""
+    # "their side effects and their costs": what a pronoun's referent has, not things compared
+    if any(c.dep_ == "poss" and c.tag_ == "PRP$" for m in group for c in m.children):
+        return False
     if intent == K.COMPARISON:
         return True
     return intent == K.EVALUATIVE and not any(c.dep_ == "prep" for m in group for c in m.children) \
