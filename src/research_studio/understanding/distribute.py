@@ -78,9 +78,16 @@ def distributed_group(text: str, span: Span) -> DistributedGroup | None:
 
 def _same_form(verb: Token, conjunct: Token) -> bool:
     """Coordination joins verbs of one form; "to" is written once for all the infinitives
-    it opens ("to set up X and monitor Y")."""
+    it opens ("to set up X and monitor Y"), an auxiliary for all its participles."""
     form = verb_form(verb)
-    return verb_form(conjunct) == form or (form == "to" and conjunct.tag_ == "VB")
+    if verb_form(conjunct) == form or (form == "to" and conjunct.tag_ == "VB"):
+        return True
+    # "are developed and tested": the participles share the auxiliary written once
+    return _passive(verb) and conjunct.tag_ == verb.tag_ == "VBN"
+
+
+def _passive(verb: Token) -> bool:
+    return any(c.dep_ == "auxpass" for c in verb.children)
 
 
 def _shares_its_subject(verb: Token) -> bool:
@@ -91,7 +98,7 @@ def _shares_its_subject(verb: Token) -> bool:
     if verb_form(verb) == "to":
         return True
     subjects = [c for c in verb.children if c.dep_.startswith("nsubj") and c.i < verb.i]
-    return bool(subjects) and subjects[0].tag_ not in WH_TAGS
+    return bool(subjects) and not any(t.tag_ in WH_TAGS for t in subjects[0].subtree)  # "What film …"
 
 
 def _own_words(verb: Token, start: int) -> list[Token]:
@@ -120,8 +127,10 @@ def per_action(text: str, span: Span, referent: str = "") -> list[str]:
             return []
         words = [_own_words(verb, verb.i), *(_own_words(a, min(t.i for t in a.subtree))
                                              for a in actions[1:])]
-        if any(not any(t.pos_ in ("NOUN", "PROPN") for t in w) for w in words):
-            return []  # "How to set up and monitor replication?": the object is shared
+        # "How to set up and monitor replication?": the object is shared; a passive's
+        # subject is what each action is done to ("How are vaccines developed and tested?")
+        if not _passive(verb) and any(not any(t.pos_ in ("NOUN", "PROPN") for t in w) for w in words):
+            return []
         prefix = text[span.start_char:verb.idx]
         return [prefix + resolve_pronouns(text, span.doc[w[0].i:w[-1].i + 1], referent)
                 for w in words]
