@@ -18,7 +18,7 @@ from research_studio.knowledge.lexical import tokenize
 from research_studio.prompts import load_data
 from research_studio.understanding import facets as parts
 from research_studio.understanding.chains import chain, relative_openers
-from research_studio.understanding.distribute import distributed_group, per_action
+from research_studio.understanding.distribute import distributed_group, group_around, per_action
 from research_studio.understanding.kinds import Embed, kind_scores, writing_judge
 from research_studio.understanding.lists import ListItem, list_items
 from research_studio.understanding.parser import parse
@@ -67,9 +67,9 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     group = max(groups, key=len) if groups else []
     nested = chain(doc, text)
     held = parts.positions(text, doc)
+    asks_itself = bool(segments) and parts.asks(segments[0])
     # one sentence that asks, with its question mark or typed without one ("how do i …")
-    one_question = len(sentences) == 1 and (text.rstrip().endswith("?") or (
-        bool(segments) and parts.asks(segments[0])))
+    one_question = len(sentences) == 1 and (text.rstrip().endswith("?") or asks_itself)
     brief = len(sentences) >= 2  # a research brief: its parts before any one list in it
     items = list_items(doc)
     split = len(segments) >= 2 or brief or bool(items)
@@ -82,7 +82,7 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     referent = topic if subject or not items else ""
     by_segment = _segment_parts(pieces, writing, referent) if split or not one_question else []
     common = dict(text=text, entities=parts.names(text, doc), sentences=len(sentences),
-                  kind_scores=scores, asks_itself=bool(segments) and parts.asks(segments[0]),
+                  kind_scores=scores, asks_itself=asks_itself,
                   research_question=_whole_question(text) if one_question
                   else _research_question(text, by_segment))
 
@@ -149,7 +149,7 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
                                 source=segment.text))
     purpose = parts.purpose_phrase(text, doc, group)
     dimensions = parts.dimension_words(text, doc, group, purpose)
-    asked = distributed_group(text, segments[0]) if segments and parts.asks(segments[0]) else None
+    asked = distributed_group(text, segments[0]) if common["asks_itself"] else None
     if not facets and asked is not None and asked.members == items:
         # "What are the pros and cons of A, B and C for X?" asks the same of each item: its
         # attribute, not the nouns after the group, is what each item is researched for
@@ -279,10 +279,7 @@ def _asked_pieces(text: str, segment: Span, referent: str, templates: dict,
     members = parts.listed_nouns(segment) if split else []
     if len(members) < 2 or len(members) > 5:
         return (_distributed(text, segment, referent) or [phrase]) if split else [phrase]
-    first = min(t.idx for t in parts.member_tokens(members[0]))
-    prefix = text[segment.start_char:first]
-    complement = text[members[-1].idx + len(members[-1].text):segment.end_char]
-    return [f"{prefix}{parts.text_of(text, parts.member_tokens(m))}{complement}" for m in members]
+    return group_around(text, segment, members).questions()
 
 
 def _distributed(text: str, segment: Span, referent: str) -> list[str]:
@@ -318,9 +315,14 @@ def _aspect_facets(text: str, group: list, owned: str) -> list[Facet]:
     """One question per aspect a colon list names: "PostgreSQL: its architecture, its query
     planner …" → "What is the architecture of PostgreSQL?"."""
     template = load_data("offline_plan")["multi_faceted"]["noun_facet"]
-    return [Facet(text=template.format(be="are" if member.tag_ in ("NNS", "NNPS") else "is",
-                                       facet=phrase, preposition="of", topic=owned), source=phrase)
+    return [Facet(text=template.format(be=_be(member), facet=phrase, preposition="of", topic=owned),
+                  source=phrase)
             for member, phrase in zip(group, parts.member_phrases(text, group), strict=True)]
+
+
+def _be(noun) -> str:
+    """The verb "to be" that agrees with a noun in a "What is/are the …" question."""
+    return "are" if noun.tag_ in ("NNS", "NNPS") else "is"
 
 
 def _noun_facets(text: str, group: list) -> list[Facet]:
@@ -333,13 +335,13 @@ def _noun_facets(text: str, group: list) -> list[Facet]:
     template = load_data("offline_plan")["multi_faceted"]["noun_facet"]
     out = []
     for member, phrase in zip(group, parts.member_phrases(text, group), strict=True):
-        be = "are" if member.tag_ in ("NNS", "NNPS") else "is"
         # the written preposition belongs to the member it is written after or attached to
         # ("the causes, effects and solutions to X": solutions to X, causes of X)
         own = member is group[-1] or any(c.dep_ == "prep" and c.lower_ == preposition
                                          for c in member.children)
-        out.append(Facet(text=template.format(be=be, facet=phrase, preposition=preposition if own else "of",
-                                              topic=shared), source=phrase))
+        out.append(Facet(text=template.format(be=_be(member), facet=phrase,
+                                              preposition=preposition if own else "of", topic=shared),
+                         source=phrase))
     return out
 
 

@@ -45,6 +45,16 @@ class DistributedGroup(NamedTuple):
         return f"{escape(self.prefix)}{{item}}{escape(self.suffix)}"
 
 
+def group_around(text: str, span: Span, members: list[Token]) -> DistributedGroup:
+    """The span's words before the first member and after the last, around each member's
+    own words."""
+    first = min(t.idx for t in member_tokens(members[0]))
+    last = members[-1].idx + len(members[-1].text)
+    return DistributedGroup(prefix=text[span.start_char:first],
+                            members=[text_of(text, member_tokens(m)) for m in members],
+                            suffix=text[last:span.end_char])
+
+
 def _inside_relative_clause(token: Token) -> bool:
     return any(t.dep_ in ("relcl", "acl") for t in (token, *token.ancestors))
 
@@ -68,11 +78,7 @@ def distributed_group(text: str, span: Span) -> DistributedGroup | None:
             continue
         if any(c.dep_ == "cc" and not c.is_alpha for m in members for c in m.children):
             continue  # "Romeo & Juliet", "Johnson & Johnson": a symbol joins one name
-        first = min(t.idx for t in member_tokens(members[0]))
-        last = members[-1].idx + len(members[-1].text)
-        return DistributedGroup(prefix=text[span.start_char:first],
-                                members=[text_of(text, member_tokens(m)) for m in members],
-                                suffix=text[last:span.end_char])
+        return group_around(text, span, members)
     return None
 
 

@@ -41,8 +41,6 @@ def _candidates(text: str, doc: Doc) -> list[tuple[str, str]]:
     for chunk in chunks:
         if chunk.root.pos_ not in ("NOUN", "PROPN") or personal(chunk) or _introductory(chunk):
             continue
-        if any(chunk.start_char <= m < chunk.end_char for m in markers):  # "2) Estimate yields"
-            continue
         words = [t for t in chunk if not t.is_stop and t.is_alpha]
         if len(words) < MIN_SUBJECT_WORDS and chunk.root.pos_ != "PROPN":
             continue
