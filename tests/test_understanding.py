@@ -701,3 +701,51 @@ def test_what_a_pronoun_refers_to_has_is_not_compared(embed):
     structure = understand("Give me an overview of the main treatments for type 2 diabetes, their "
                            "side effects and their costs.", embed)
     assert structure.kind != K.COMPARISON and "side effects" not in structure.items
+
+
+@pytest.mark.parametrize(("text", "parts_asked"), [
+    # the parse hangs the middle member on the verb or the piece of writing
+    ("Prepare a memo on the licensing costs, the impact on support staff, and experiences "
+     "of schools that dropped the platform.",
+     ["licensing costs", "impact on support staff", "experiences of schools"]),
+    ("Our school is deciding whether to replace our paper gradebook with an online system. "
+     "Write a memo on the setup effort, the effect on teacher workload, and privacy concerns "
+     "of parents.", ["setup effort", "effect on teacher workload", "privacy concerns of parents"]),
+])
+def test_a_comma_list_is_read_from_its_commas_when_the_parse_breaks_it(embed, text, parts_asked):
+    structure = understand(text, embed)
+    for part in parts_asked:
+        holding = [f.text for f in structure.facets if part in f.text]
+        assert len(holding) == 1 and not any(o in holding[0] for o in parts_asked if o != part), \
+            structure.facets
+
+
+def test_a_comma_list_of_actions_asks_each_with_the_shared_words(embed):
+    structure = understand("How do I set up a Python virtual environment, install PyTorch, and "
+                           "check that it sees my GPU?", embed)
+    texts = [f.text for f in structure.facets]
+    assert texts[:2] == ["How do I set up a Python virtual environment?", "How do I install PyTorch?"]
+    assert len(texts) == 3 and texts[2].startswith("How do I check that")
+    assert texts[2].endswith("sees my GPU?")
+
+
+def test_a_list_inside_the_first_member_stays_where_the_parse_puts_it(embed):
+    _, texts = plan_of("Describe the routes taken by traders in Persia, India, and China to "
+                       "reach Rome.", embed)
+    assert not any("India" in t and "Persia" not in t for t in texts), texts
+
+
+def test_an_attribute_of_several_owners_is_asked_of_each(embed):
+    structure = understand("What were the effects of the drought, the war, and the plague on "
+                           "the population?", embed)
+    assert [f.text for f in structure.facets] == [
+        f"What were the effects of the {cause} on the population?" for cause in ("drought", "war", "plague")]
+
+
+def test_list_items_after_a_verb_are_its_objects_even_when_they_read_as_statements(embed):
+    structure = understand("We run a small clinic. Please summarise (1) evidence on wait times "
+                           "reduced, (2) staffing needs, and (3) typical costs.", embed)
+    texts = [f.text for f in structure.facets]
+    assert any(t.startswith("What is known about evidence on wait times reduced") for t in texts), texts
+    assert not any("statement" in t for t in texts), texts
+

@@ -18,10 +18,16 @@ from research_studio.knowledge.lexical import tokenize
 from research_studio.prompts import load_data
 from research_studio.understanding import facets as parts
 from research_studio.understanding.chains import chain, relative_openers
-from research_studio.understanding.distribute import distributed_group, group_around, per_action
+from research_studio.understanding.distribute import (
+    distributed_group,
+    group_around,
+    owns_an_attribute,
+    per_action,
+)
 from research_studio.understanding.kinds import Embed, kind_scores, writing_judge
 from research_studio.understanding.lists import ListItem, list_items
 from research_studio.understanding.parser import parse
+from research_studio.understanding.serial import serial_members, serial_questions
 from research_studio.understanding.structure import Facet, QuestionKind, QuestionStructure
 from research_studio.understanding.subject import central_subject
 
@@ -105,7 +111,9 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         return QuestionStructure(kind=K.CHAIN, clauses=nested.clauses, anchor=nested.anchor,
                                  asked_kind=nested.asked_kind,
                                  topic=parts.topic(text, doc), **common)
-    if len(group) >= 2 and all(m.pos_ == "NOUN" for m in group):
+    # "the causes, effects and solutions to X" asks facets; "the effects of A, B and C"
+    # asks one attribute of each (below)
+    if len(group) >= 2 and all(m.pos_ == "NOUN" for m in group) and not owns_an_attribute(group[0]):
         facets = _noun_facets(text, group)
         if len(facets) >= 2:
             return QuestionStructure(kind=K.MULTI_FACETED, facets=facets,
@@ -183,6 +191,7 @@ class _Piece(NamedTuple):
     text: str
     segment: Span
     item: bool = False
+    phrase: bool = False  # an item that is the object of its lead-in's verb ("Please cover (1) …")
 
 
 def _pieces(text: str, segments: list[Span], items: list[ListItem]) -> list[_Piece]:
@@ -194,14 +203,23 @@ def _pieces(text: str, segments: list[Span], items: list[ListItem]) -> list[_Pie
     lead = [s for s in segments if s.end_char <= items[0].marker]
     if lead and not text[lead[-1].end_char:items[0].marker].strip(" :\n\t"):
         lead = lead[:-1]
+    objects = _wants_object(segments[0].doc, items[0].marker) if segments else False
     pieces = [_Piece(text, segment) for segment in lead]
     for item in items:
         words = text[item.start:item.end].strip()
         item_doc = parse(words, judge_language=False)
         if item_doc is not None:
-            pieces += [_Piece(words, segment, item=True)
+            pieces += [_Piece(words, segment, item=True, phrase=objects)
                        for segment in parts.clause_segments(item_doc, relative_openers(item_doc))]
     return pieces
+
+
+def _wants_object(doc: Doc, marker: int) -> bool:
+    """A list's first marker follows a verb ("Please cover (1) X, (2) Y", "The report
+    should cover: 1. X"): each item is that verb's object, a phrase, even where the parser
+    reads a verb in it ("evidence on accuracy and clinician time saved")."""
+    before = [t for t in doc if t.idx < marker and not t.is_punct and not t.is_space]
+    return bool(before) and before[-1].pos_ == "VERB"
 
 
 def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
@@ -211,7 +229,7 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
     name it is asked about it)."""
     templates = load_data("offline_plan")["multi_faceted"]
     by_segment: list[Parts] = []
-    for text, segment, item in pieces:
+    for text, segment, item, phrase in pieces:
         asked: list[Facet] = []
         statements: list[Facet] = []
         by_segment.append((asked, statements))
@@ -224,10 +242,13 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
             asked.append(Facet(text=templates["phrase_facet"].format(
                 facet=_anchored(phrase, referent, templates)), source=segment.text))
             continue
-        for unit in [segment] if item else parts.coordinated_units(segment):
+        whole = item or _serial_object(segment, writing)
+        for unit in [segment] if whole else parts.coordinated_units(segment):
             if parts.introduces(unit):
                 continue
             target, stated = parts.research_object(unit, writing)
+            if phrase and (stated or target is None):
+                target, stated = unit, False
             if target is None:
                 continue
             members = [] if item else parts.listed_nouns(target)
@@ -237,12 +258,23 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
                     facet=statement[:1].lower() + statement[1:] if target[0].pos_ != "PROPN"
                     else statement), source=unit.text))
                 continue
-            objects = _object_pieces(text, target, members, referent)
-            for piece in filter(None, map(parts.clean_phrase, objects)):
+            objects = [p for p in map(parts.clean_phrase, _object_pieces(
+                text, target, members, referent, split=not item)) if p]
+            # a subject that is one of the parts ("a memo on A, B and C" about A) anchors none
+            sibling = bool(referent) and len(objects) > 1 and any(
+                referent.lower() in p.lower() for p in objects)
+            for piece in objects:
                 key = "action_facet" if target[0].tag_ == "VB" else "phrase_facet"
-                asked.append(Facet(text=templates[key].format(facet=_anchored(piece, referent, templates)),
-                                   source=unit.text))
+                facet = piece if sibling else _anchored(piece, referent, templates)
+                asked.append(Facet(text=templates[key].format(facet=facet), source=unit.text))
     return by_segment
+
+
+def _serial_object(segment: Span, writing: Callable[[str], bool] | None) -> bool:
+    """The segment's object is one comma list ("Write a memo on A, the B on X, and C"),
+    which the parse may cut into two objects of the verb: it is read whole."""
+    target, stated = parts.research_object(segment, writing)
+    return target is not None and not stated and bool(serial_members(target))
 
 
 def _anchored(piece: str, referent: str, templates: dict) -> str:
@@ -287,17 +319,27 @@ def _distributed(text: str, segment: Span, referent: str) -> list[str]:
     and C"), or of each action it coordinates ("set up X and monitor its lag"); empty when
     it asks one thing of one thing."""
     group = distributed_group(text, segment)
-    return group.questions() if group is not None else per_action(text, segment, referent)
+    if group is not None:
+        return group.questions()
+    return per_action(text, segment, referent) or serial_questions(text, segment, referent)
 
 
-def _object_pieces(text: str, target: Span, members: list, referent: str) -> list[str]:
+def _object_pieces(text: str, target: Span, members: list, referent: str,
+                   split: bool = True) -> list[str]:
     """The object of an instruction, one piece per coordinated noun that shares a
     complement ("the current applications and recent advancements of light therapies"),
-    or per member of a group it names ("the side effects of A, B and C")."""
+    per member of a group it names ("the side effects of A, B and C") or per member of
+    its comma list; whole when not ``split`` (a list item: the asker's unit of work)."""
+    if not split:
+        return [parts.resolve_pronouns(text, target, referent).rstrip(" .?!;:")]
+    # "the costs, the effect on X, and lessons from Y", where the parse misses a member
+    listed = serial_members(target)
+    group = distributed_group(text, target) if len(members) < 2 else None
+    if group is not None and len(group.members) >= len(listed):
+        return group.questions()
+    if len(listed) > len(members):
+        return [parts.resolve_pronouns(text, piece, referent).rstrip(" .?!;:") for piece in listed]
     if len(members) < 2:
-        group = distributed_group(text, target)
-        if group is not None:
-            return group.questions()
         return [parts.resolve_pronouns(text, target, referent).rstrip(" .?!;:")]
     complement = text[members[-1].idx + len(members[-1].text):target.end_char].rstrip(" .?!;:")
     return [f"{parts.text_of(text, parts.member_tokens(m))}{complement}" for m in members]

@@ -59,6 +59,14 @@ def _inside_relative_clause(token: Token) -> bool:
     return any(t.dep_ in ("relcl", "acl") for t in (token, *token.ancestors))
 
 
+def owns_an_attribute(token: Token) -> bool:
+    """The noun is the object of "of" on a noun ("the effects of the drought"): it owns
+    the attribute that noun names."""
+    prep = token.head
+    return (token.dep_ == "pobj" and token.pos_ in ("NOUN", "PROPN") and prep.lower_ == "of"
+            and prep.head.pos_ == "NOUN")
+
+
 def distributed_group(text: str, span: Span) -> DistributedGroup | None:
     """The coordinated nouns whose shared attribute the question asks ("the philosophies
     of A, B and C"): two to ``MAX_MEMBERS`` members listed together as the object of
@@ -68,9 +76,7 @@ def distributed_group(text: str, span: Span) -> DistributedGroup | None:
     if any("Cmp" in t.morph.get("Degree") for t in span):  # "Who has more X, A or B?" asks which
         return None
     for token in span:
-        prep = token.head
-        if (token.dep_ != "pobj" or token.pos_ not in ("NOUN", "PROPN") or prep.lower_ != "of"
-                or prep.head.pos_ != "NOUN" or _inside_relative_clause(token)):
+        if not owns_an_attribute(token) or _inside_relative_clause(token):
             continue
         members = conjuncts_in_order(token)
         if (not 2 <= len(members) <= MAX_MEMBERS or any(m.i >= span.end for m in members)

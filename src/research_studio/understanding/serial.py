@@ -1,0 +1,125 @@
+"""A serial list ("A, B, and C") read from its commas when the parse's coordination is broken.
+
+The small parser often attaches the middle member of a comma list to something else:
+in "Write a report on the operational costs, the effect on developer productivity, and
+lessons from companies that migrated back" it hangs "the effect" on "report" and
+"lessons" on "productivity"; in "How do I set up X, install Y, and check Z" it reads
+"install" as an adverbial clause of "set". The commas and the final conjunction still
+say where the members are: pieces separated by commas outside brackets and quotes, the
+last opened by a coordinating conjunction, each opening the same way (a noun phrase, or
+a verb of one form). Used only where the parse finds no group.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from spacy.tokens import Span, Token
+
+from research_studio.understanding.facets import resolve_pronouns, verb_form
+
+# A serial list has at least three members (two are "A and B", which the parse reads);
+# more than five is a list of examples, researched as a whole (as in ``distribute``).
+MIN_SERIAL = 3
+MAX_SERIAL = 5
+# What may open a member that is a noun phrase: a determiner, possessive, number,
+# adjective or the noun itself (Universal POS tags).
+_NOUN_OPENERS = ("DET", "NOUN", "PROPN", "ADJ", "NUM")
+
+
+def _opening(token: Token) -> str | None:
+    """How a member opens: "noun", a verb's form ("VB", "VBG", …), or None."""
+    if token.pos_ == "VERB":
+        return verb_form(token)
+    if token.pos_ in _NOUN_OPENERS or (token.pos_ == "PRON" and token.tag_ == "PRP$"):
+        return "noun"
+    return None
+
+
+def _top_level_commas(span: Span) -> list[int]:
+    """Commas of the span outside brackets and quotation marks."""
+    depth, commas, quoted = 0, [], False
+    for token in span:
+        if token.is_quote:
+            quoted = not quoted
+        elif token.is_bracket and token.is_left_punct:
+            depth += 1
+        elif token.is_bracket and token.is_right_punct:
+            depth = max(0, depth - 1)
+        elif token.text == "," and depth == 0 and not quoted:
+            commas.append(token.i)
+    return commas
+
+
+def _finite_outside_clause(tokens: list[Token]) -> bool:
+    """A member with a verb of its own that has a subject is a clause, not a noun phrase
+    ("…, the market grew, and …"); a relative clause inside a member is part of it."""
+    return any(t.dep_.startswith("nsubj") and t.head.dep_ not in ("relcl", "acl", "ccomp")
+               and t.head in tokens for t in tokens if t.head.pos_ in ("VERB", "AUX"))
+
+
+def serial_members(span: Span) -> list[Span]:
+    """The members of the comma list that ends the span ("…, and C"), from the first
+    member's opening word to the end of the span; empty when the span holds no such list.
+    The first member starts at the last word before the first comma that opens the same
+    way as the others (its verb, or its noun phrase's first word)."""
+    commas = _top_level_commas(span)
+    if len(commas) < MIN_SERIAL - 1:
+        return []
+    doc = span.doc
+    bounds = [*commas, span.end]
+    pieces: list[Span] = []
+    for start, stop in itertools.pairwise(bounds):
+        piece = doc[start + 1:stop]
+        while len(piece) and (piece[-1].is_punct or piece[-1].is_space):
+            piece = piece[:-1]
+        if not len(piece):
+            return []
+        pieces.append(piece)
+    last = pieces[-1]
+    if last[0].pos_ != "CCONJ" or len(last) < 2:
+        return []
+    pieces[-1] = last[1:]
+    kinds = {_opening(p[0]) for p in pieces}
+    if len(kinds) != 1 or None in kinds:
+        return []
+    [kind] = kinds
+    if kind == "noun" and any(_finite_outside_clause(list(p)) for p in pieces):
+        return []
+    # the first member: from its opening word, the last of that kind before the first comma
+    lead = doc[span.start:commas[0]]
+    openers = [t for t in lead if _opening(t) == kind and (kind != "noun" or _starts_phrase(t))]
+    if not openers:
+        return []
+    first = doc[openers[-1].i if kind != "noun" else openers[0].i:commas[0]]
+    second = pieces[0].root
+    if second.dep_ == "conj" and second.head in first and second.head != first.root:
+        return []  # the parse lists inside the first member ("paths in Europe, Asia, and …")
+    if kind == "noun" and _related(first) and not any(_related(p) for p in pieces):
+        return []  # "the influence of A, B, and C": an attribute asked of each, not a list
+    members = [first, *pieces]
+    if not MIN_SERIAL <= len(members) <= MAX_SERIAL:
+        return []
+    if not all(any(t.pos_ in ("NOUN", "PROPN") for t in m) for m in members):
+        return []
+    return members
+
+
+def _related(span: Span) -> bool:
+    return any(t.pos_ == "ADP" for t in span)
+
+
+def serial_questions(text: str, span: Span, referent: str = "") -> list[str]:
+    """One question per member of the span's comma list, each with the words before the
+    first member ("How do I set up X, install Y, and check Z?" → "How do I install Y?");
+    ``referent``: what a pronoun in a member stands for. Empty without such a list."""
+    members = serial_members(span)
+    if not members:
+        return []
+    prefix = text[span.start_char:members[0].start_char]
+    return [prefix + resolve_pronouns(text, member, referent) for member in members]
+
+
+def _starts_phrase(token: Token) -> bool:
+    """A word that opens a noun phrase: the first word of a noun chunk."""
+    return any(chunk.start == token.i for chunk in token.doc.noun_chunks)
