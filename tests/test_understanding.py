@@ -749,3 +749,24 @@ def test_list_items_after_a_verb_are_its_objects_even_when_they_read_as_statemen
     assert any(t.startswith("What is known about evidence on wait times reduced") for t in texts), texts
     assert not any("statement" in t for t in texts), texts
 
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Where are Nairobi and Kampala located?", ["Where is Nairobi located?", "Where is Kampala located?"]),
+    ("What have Norway and Sweden done about plastic waste?",
+     ["What has Norway done about plastic waste?", "What has Sweden done about plastic waste?"]),
+    ("What did Ada Lovelace, Alan Turing, and Grace Hopper contribute to computing?",
+     [f"What did {name} contribute to computing?"
+      for name in ("Ada Lovelace", "Alan Turing", "Grace Hopper")]),
+])
+def test_a_question_about_several_named_subjects_asks_each_with_its_verb_agreeing(embed, question, expected):
+    assert [f.text for f in understand(question, embed).facets] == expected
+
+
+@pytest.mark.parametrize("question", [
+    "Are Lisbon and Porto in the same country?",  # a yes/no question asks about both together
+    "Which is older, Yale or Princeton?",  # a comparative chooses between them
+])
+def test_named_subjects_asked_about_together_are_not_split(embed, question):
+    assert not any("was" in f.text.split() or "is" in f.text.split()
+                   for f in understand(question, embed).facets)

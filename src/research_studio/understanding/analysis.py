@@ -23,6 +23,7 @@ from research_studio.understanding.distribute import (
     group_around,
     owns_an_attribute,
     per_action,
+    subject_group,
 )
 from research_studio.understanding.kinds import Embed, kind_scores, writing_judge
 from research_studio.understanding.lists import ListItem, list_items
@@ -321,7 +322,8 @@ def _distributed(text: str, segment: Span, referent: str) -> list[str]:
     group = distributed_group(text, segment)
     if group is not None:
         return group.questions()
-    return per_action(text, segment, referent) or serial_questions(text, segment, referent)
+    return (subject_group(text, segment) or per_action(text, segment, referent)
+            or serial_questions(text, segment, referent))
 
 
 def _object_pieces(text: str, target: Span, members: list, referent: str,

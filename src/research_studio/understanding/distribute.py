@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from lemminflect import getInflection
 from spacy.tokens import Span, Token
 
 from research_studio.understanding.facets import (
@@ -21,6 +22,7 @@ from research_studio.understanding.facets import (
     text_of,
     verb_form,
 )
+from research_studio.understanding.serial import serial_members
 
 # A question is split over at most this many members: a longer enumeration is a list of
 # examples ("such as A, B, C, D, E, F …"), asked about as a whole.
@@ -86,6 +88,83 @@ def distributed_group(text: str, span: Span) -> DistributedGroup | None:
             continue  # "Romeo & Juliet", "Johnson & Johnson": a symbol joins one name
         return group_around(text, span, members)
     return None
+
+
+def _phrase(member: Token) -> list[Token]:
+    """A coordinated noun with all its own words ("the University of Bologna"), without
+    the conjuncts and the punctuation that join it to them."""
+    joined = {t.i for c in member.children if c.dep_ in ("conj", "cc", "punct") and c.i > member.i
+              for t in c.subtree}
+    return [t for t in member.subtree if t.i not in joined]
+
+
+def _singular(verb: Token) -> str:
+    """The verb for one third-person subject ("were" → "was", "do" → "does"), in the case
+    it is written; unchanged where its form does not vary ("did", "founded")."""
+    if verb.tag_ == "VBP":
+        forms = getInflection(verb.lemma_, tag="VBZ")
+    elif verb.tag_ == "VBD" and verb.lemma_ == "be":  # the one past tense with a number
+        forms = getInflection(verb.lemma_, tag="VBD")
+    else:
+        forms = None
+    if not forms:
+        return verb.text
+    word = forms[0]
+    return word[:1].upper() + word[1:] if verb.text[:1].isupper() else word
+
+
+def _subject_members(subjects: list[Token]) -> list[Span]:
+    """The coordinated subject's members, each with all its words; where the parser gives
+    the verb several subjects ("When were Harvard, Oxford, and the University of Bologna
+    founded?" has two) or reads a member as an apposition, the comma list they stand in."""
+    doc = subjects[0].doc
+    region = doc[min(t.i for t in subjects[0].subtree):max(t.i for t in subjects[-1].subtree) + 1]
+    listed = serial_members(region)
+    if len(subjects) >= 2:
+        return listed
+    spans = []
+    for member in conjuncts_in_order(subjects[0]):
+        own = _phrase(member)
+        spans.append(doc[min(t.i for t in own):max(t.i for t in own) + 1])
+    return listed if len(listed) > len(spans) else spans
+
+
+def subject_group(text: str, span: Span) -> list[str]:
+    """One question per member of a question's coordinated subject ("When were Harvard,
+    Oxford and the University of Bologna founded?" → "When was Harvard founded?" …), the
+    verb made to agree with each (lemminflect). Only names, in a question with a question
+    word (a yes/no question about "A and B" is mostly about both together), neither
+    comparative nor "both A and B", nor a member holding the question word. Empty
+    otherwise."""
+    if (not any(t.tag_ in WH_TAGS for t in span)
+            or any("Cmp" in t.morph.get("Degree") for t in span)):
+        return []
+    for verb in span:
+        subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass") and c.i < span.end]
+        if not subjects or _inside_relative_clause(verb):
+            continue
+        members = _subject_members(subjects)
+        if (not 2 <= len(members) <= MAX_MEMBERS or any(m.end > span.end for m in members)
+                or any(m.root.pos_ != "PROPN" for m in members)):
+            continue  # common nouns may share a head ("the design and production phases")
+        if any(c.dep_ == "preconj" for m in members for c in m.root.children) or any(
+                t.tag_ in WH_TAGS for m in members for t in m):
+            return []
+        start, end = members[0].start_char, members[-1].end_char
+        finite = [t for t in (*(c for c in verb.children if c.dep_ in ("aux", "auxpass")), verb)
+                  if t.tag_ in ("VBP", "VBD")]
+        questions = []
+        for member in members:
+            own = text[member.start_char:member.end_char]
+            question = text[span.start_char:start] + own + text[end:span.end_char]
+            if finite and member.root.tag_ not in ("NNS", "NNPS"):
+                at = finite[0].idx - span.start_char
+                if finite[0].idx > start:
+                    at += len(own) - (end - start)
+                question = question[:at] + _singular(finite[0]) + question[at + len(finite[0].text):]
+            questions.append(question)
+        return questions
+    return []
 
 
 def _same_form(verb: Token, conjunct: Token) -> bool:

@@ -61,8 +61,7 @@ def _finite_outside_clause(tokens: list[Token]) -> bool:
 def serial_members(span: Span) -> list[Span]:
     """The members of the comma list that ends the span ("…, and C"), from the first
     member's opening word to the end of the span; empty when the span holds no such list.
-    The first member starts at the last word before the first comma that opens the same
-    way as the others (its verb, or its noun phrase's first word)."""
+    Every member is one phrase whose head is of its kind."""
     commas = _top_level_commas(span)
     if len(commas) < MIN_SERIAL - 1:
         return []
@@ -86,12 +85,19 @@ def serial_members(span: Span) -> list[Span]:
     [kind] = kinds
     if kind == "noun" and any(_finite_outside_clause(list(p)) for p in pieces):
         return []
-    # the first member: from its opening word, the last of that kind before the first comma
+    # the first member: the longest phrase headed by its kind that ends at the first comma
+    # (a noun phrase from a noun chunk's first word; a verb phrase from the last verb of
+    # that form)
+    heads = ("NOUN", "PROPN") if kind == "noun" else ("VERB",)
     lead = doc[span.start:commas[0]]
     openers = [t for t in lead if _opening(t) == kind and (kind != "noun" or _starts_phrase(t))]
+    if kind != "noun":
+        openers = openers[-1:]
     if not openers:
         return []
-    first = doc[openers[-1].i if kind != "noun" else openers[0].i:commas[0]]
+    # (the first word of the kind when the tagger gives none of them a head of the kind)
+    first = next((doc[t.i:commas[0]] for t in openers if doc[t.i:commas[0]].root.pos_ in heads),
+                 doc[openers[0].i:commas[0]])
     second = pieces[0].root
     if second.dep_ == "conj" and second.head in first and second.head != first.root:
         return []  # the parse lists inside the first member ("paths in Europe, Asia, and …")
@@ -101,6 +107,10 @@ def serial_members(span: Span) -> list[Span]:
     if not MIN_SERIAL <= len(members) <= MAX_SERIAL:
         return []
     if not all(any(t.pos_ in ("NOUN", "PROPN") for t in m) for m in members):
+        return []
+    # no later member holds what the first hangs on: "…, and the composer C buried" runs
+    # on into the verb the list is the subject of
+    if any(m.root in first.root.ancestors for m in pieces):
         return []
     return members
 
