@@ -770,3 +770,20 @@ def test_a_question_about_several_named_subjects_asks_each_with_its_verb_agreein
 def test_named_subjects_asked_about_together_are_not_split(embed, question):
     assert not any("was" in f.text.split() or "is" in f.text.split()
                    for f in understand(question, embed).facets)
+
+
+def test_a_comma_list_after_a_colon_starts_after_it(embed):
+    structure = understand("Our board meets next week. Please cover three things: the cost of the "
+                           "pilot, the effect on staff morale, and lessons from other hospitals.", embed)
+    texts = [f.text for f in structure.facets]
+    for part in ("cost of the pilot", "effect on staff morale", "lessons from other hospitals"):
+        holding = [t for t in texts if part in t]
+        assert len(holding) == 1 and "three things" not in holding[0], texts
+
+
+def test_what_the_asker_considers_keeps_its_modifiers(embed):
+    structure = understand("We run a ferry company, and we are considering battery propulsion. "
+                           "Summarise the main risks.", embed)
+    texts = [f.text for f in structure.facets]
+    assert all("battery propulsion" in t for t in texts if "propulsion" in t), texts
+    assert not any(t.startswith("What is known about company") for t in texts), texts

@@ -586,7 +586,11 @@ def research_object(unit: Span, writing: Callable[[str], bool] | None = None
         if not goals:
             return None, False
         head = goals[0]
-        tokens = [t for t in head.subtree if head.i <= t.i < unit.end]
+        # an object keeps its modifiers ("rent control"), not its determiner; a clause
+        # starts at its verb
+        start = min((t.i for t in head.subtree if t.dep_ != "det"), default=head.i) \
+            if head.pos_ in _NOMINAL else head.i
+        tokens = [t for t in head.subtree if start <= t.i < unit.end]
         return _subject_of(unit.doc[tokens[0].i:tokens[-1].i + 1], writing), False
     if subjects and not _addresses_the_writing(subjects[0], writing):
         return unit, True

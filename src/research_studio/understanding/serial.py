@@ -89,7 +89,8 @@ def serial_members(span: Span) -> list[Span]:
     # (a noun phrase from a noun chunk's first word; a verb phrase from the last verb of
     # that form)
     heads = ("NOUN", "PROPN") if kind == "noun" else ("VERB",)
-    lead = doc[span.start:commas[0]]
+    colons = [t.i for t in doc[span.start:commas[0]] if t.text == ":"]
+    lead = doc[(colons[-1] + 1 if colons else span.start):commas[0]]  # "three things: A, B, and C"
     openers = [t for t in lead if _opening(t) == kind and (kind != "noun" or _starts_phrase(t))]
     if kind != "noun":
         openers = openers[-1:]
