@@ -787,3 +787,26 @@ def test_what_the_asker_considers_keeps_its_modifiers(embed):
     texts = [f.text for f in structure.facets]
     assert all("battery propulsion" in t for t in texts if "propulsion" in t), texts
     assert not any(t.startswith("What is known about company") for t in texts), texts
+
+
+def test_every_action_of_a_list_is_asked_also_when_the_parser_nests_the_last(embed):
+    structure = understand("How do I install Redis on Debian, check that the service is running, "
+                           "and load a test dataset?", embed)
+    texts = [f.text for f in structure.facets]
+    assert len(texts) == 3 and all(t.startswith("How do I") for t in texts), texts
+    assert sum("load a test dataset" in t for t in texts) == 1 and not any(
+        "service is running" in t and "test dataset" in t for t in texts), texts
+
+
+def test_a_list_member_opened_by_a_gerund_is_a_noun_phrase(embed):
+    structure = understand("Write a report on energy cost, staffing implications, and lessons from "
+                           "plants that closed early.", embed)
+    texts = [f.text for f in structure.facets]
+    for part in ("energy cost", "staffing implications", "lessons from plants"):
+        assert sum(part in t for t in texts) == 1, texts
+
+
+def test_a_list_followed_by_the_purpose_of_its_verb_stays_whole(embed):
+    _, texts = plan_of("Your review should combine clinical trial data, patient surveys, and cost "
+                       "records to estimate the value of the new therapy.", embed)
+    assert not any("cost records to estimate" in t and "patient surveys" not in t for t in texts), texts

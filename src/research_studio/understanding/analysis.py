@@ -322,8 +322,9 @@ def _distributed(text: str, segment: Span, referent: str) -> list[str]:
     group = distributed_group(text, segment)
     if group is not None:
         return group.questions()
-    return (subject_group(text, segment) or per_action(text, segment, referent)
-            or serial_questions(text, segment, referent))
+    found = subject_group(text, segment) or per_action(text, segment, referent)
+    listed = serial_questions(text, segment, referent)  # "install X, check Y, and run Z"
+    return listed if len(listed) > len(found) else found
 
 
 def _object_pieces(text: str, target: Span, members: list, referent: str,

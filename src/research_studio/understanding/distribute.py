@@ -209,7 +209,9 @@ def per_action(text: str, span: Span, referent: str = "") -> list[str]:
     for verb in span:
         if verb.pos_ != "VERB" or _inside_relative_clause(verb):
             continue
-        actions = [verb, *(c for c in verb.children if c.dep_ == "conj" and c.pos_ == "VERB"
+        # every conjunct, also one the parser hangs on the previous one ("install X, check
+        # Y, and run Z")
+        actions = [verb, *(c for c in verb.conjuncts if c.i > verb.i and c.pos_ == "VERB"
                            and _same_form(verb, c) and c.i < span.end)]
         if len(actions) < 2 or any(ch.dep_.startswith("nsubj") or ch.tag_ in WH_TAGS
                                    for a in actions[1:] for ch in a.children):

@@ -28,6 +28,9 @@ _QUOTES = (("'", "'"), ('"', '"'), ("\u201c", "\u201d"), ("\u2018", "\u2019"))
 _STATED = ("dobj", "ccomp", "attr", "oprd", "npadvmod")
 # clauses that hang on a noun or complete a verb ("a report analysing X", "help drafting X")
 _CLAUSE_MODIFIERS = ("acl", "relcl", "advcl", "xcomp")
+# What introduces a list and ends the one before it: a colon, or a dash set off by spaces
+# ("the Marshall Plan — its goals, …")
+LIST_INTRODUCERS = (":", "\u2014", "\u2013")
 _LEFT_MODIFIERS = ("compound", "amod", "nmod", "nummod", "npadvmod", "punct", "poss", "case")
 
 
@@ -78,7 +81,7 @@ def conjuncts_in_order(token: Token) -> list[Token]:
     ends a list: "Rust: ownership, borrowing and lifetimes" lists Rust's aspects, and the
     parser may coordinate Rust with them)."""
     members = sorted(_conjuncts(token), key=lambda t: t.i)
-    colons = [t.i for t in token.doc[members[0].i:members[-1].i] if t.text == ":"]
+    colons = [t.i for t in token.doc[members[0].i:members[-1].i] if t.text in LIST_INTRODUCERS]
     before = [i for i in colons if i < token.i]
     after = [i for i in colons if i > token.i]
     start, end = (before[-1] if before else -1), (after[0] if after else len(token.doc))
@@ -92,7 +95,7 @@ def introduced_by(members: list[Token]) -> Token | None:
     first = members[0]
     start = min([t.i for t in _left_phrase(first)] + [c.i for c in first.children
                                                       if c.dep_ in ("det", "poss") and c.i < first.i])
-    if start < 2 or first.doc[start - 1].text != ":":
+    if start < 2 or first.doc[start - 1].text not in LIST_INTRODUCERS:
         return None
     owner = first.doc[start - 2]
     # aspects are common nouns; names after a colon are the items asked about ("Which

@@ -16,7 +16,7 @@ import itertools
 
 from spacy.tokens import Span, Token
 
-from research_studio.understanding.facets import resolve_pronouns, verb_form
+from research_studio.understanding.facets import LIST_INTRODUCERS, resolve_pronouns, verb_form
 
 # A serial list has at least three members (two are "A and B", which the parse reads);
 # more than five is a list of examples, researched as a whole (as in ``distribute``).
@@ -29,6 +29,8 @@ _NOUN_OPENERS = ("DET", "NOUN", "PROPN", "ADJ", "NUM")
 
 def _opening(token: Token) -> str | None:
     """How a member opens: "noun", a verb's form ("VB", "VBG", …), or None."""
+    if token.tag_ == "VBG":  # a gerund phrase is nominal ("hiring implications", "hiring engineers")
+        return "noun"
     if token.pos_ == "VERB":
         return verb_form(token)
     if token.pos_ in _NOUN_OPENERS or (token.pos_ == "PRON" and token.tag_ == "PRP$"):
@@ -89,7 +91,7 @@ def serial_members(span: Span) -> list[Span]:
     # (a noun phrase from a noun chunk's first word; a verb phrase from the last verb of
     # that form)
     heads = ("NOUN", "PROPN") if kind == "noun" else ("VERB",)
-    colons = [t.i for t in doc[span.start:commas[0]] if t.text == ":"]
+    colons = [t.i for t in doc[span.start:commas[0]] if t.text in LIST_INTRODUCERS]
     lead = doc[(colons[-1] + 1 if colons else span.start):commas[0]]  # "three things: A, B, and C"
     openers = [t for t in lead if _opening(t) == kind and (kind != "noun" or _starts_phrase(t))]
     if kind != "noun":
@@ -109,9 +111,16 @@ def serial_members(span: Span) -> list[Span]:
         return []
     if not all(any(t.pos_ in ("NOUN", "PROPN") for t in m) for m in members):
         return []
+    # the last member holds no clause of the words before the list ("…, and C to examine
+    # Y": the purpose belongs to the verb of the whole list, so the list does not end there)
+    last = members[-1]
+    outside = [t for t in last if not t.is_punct and not last.start <= t.head.i < last.end]
+    if kind == "noun" and len(outside) > 1 and any(
+            t.pos_ == "VERB" and t.dep_ in ("xcomp", "advcl", "conj") for t in outside):
+        return []
     # no later member holds what the first hangs on: "…, and the composer C buried" runs
     # on into the verb the list is the subject of
-    if any(m.root in first.root.ancestors for m in pieces):
+    if kind == "noun" and any(m.root in first.root.ancestors for m in pieces):
         return []
     return members
 
