@@ -810,3 +810,13 @@ def test_a_list_followed_by_the_purpose_of_its_verb_stays_whole(embed):
     _, texts = plan_of("Your review should combine clinical trial data, patient surveys, and cost "
                        "records to estimate the value of the new therapy.", embed)
     assert not any("cost records to estimate" in t and "patient surveys" not in t for t in texts), texts
+
+
+def test_a_list_after_a_label_needs_no_conjunction(embed):
+    structure = understand("I run IT for a chain of dental clinics and need a memo on cloud backup. "
+                           "Key questions: risk assessment of vendors, encryption requirements, "
+                           "restore times, total cost.", embed)
+    texts = [f.text for f in structure.facets]
+    asked = ("risk assessment of vendors", "encryption requirements", "restore times", "total cost")
+    for part in asked:
+        assert any(part in t and not any(o in t for o in asked if o != part) for t in texts), texts

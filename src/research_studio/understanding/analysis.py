@@ -248,7 +248,8 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
             if parts.introduces(unit):
                 continue
             target, stated = parts.research_object(unit, writing)
-            if phrase and (stated or target is None):
+            # a list item after a verb, or all after a label ("Focus areas: risk …, …")
+            if (phrase and (stated or target is None)) or _after_a_label(unit):
                 target, stated = unit, False
             if target is None:
                 continue
@@ -271,9 +272,18 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
     return by_segment
 
 
+def _after_a_label(unit: Span) -> bool:
+    """The unit is all that follows a label's colon or dash ("Focus areas: A, B, C"): a
+    phrase, even where the tagger reads its first word as a verb ("risk")."""
+    return unit.start > 0 and unit.doc[unit.start - 1].text in parts.LIST_INTRODUCERS \
+        and bool(serial_members(unit))
+
+
 def _serial_object(segment: Span, writing: Callable[[str], bool] | None) -> bool:
     """The segment's object is one comma list ("Write a memo on A, the B on X, and C"),
     which the parse may cut into two objects of the verb: it is read whole."""
+    if _after_a_label(segment):
+        return True
     target, stated = parts.research_object(segment, writing)
     return target is not None and not stated and bool(serial_members(target))
 

@@ -29,7 +29,9 @@ _NOUN_OPENERS = ("DET", "NOUN", "PROPN", "ADJ", "NUM")
 
 def _opening(token: Token) -> str | None:
     """How a member opens: "noun", a verb's form ("VB", "VBG", …), or None."""
-    if token.tag_ == "VBG":  # a gerund phrase is nominal ("hiring implications", "hiring engineers")
+    # a gerund phrase is nominal ("hiring implications"), and so is a word that modifies a
+    # noun whatever its tag ("restore times", "risk classification")
+    if token.tag_ == "VBG" or token.dep_ in ("compound", "amod", "nmod"):
         return "noun"
     if token.pos_ == "VERB":
         return verb_form(token)
@@ -77,10 +79,13 @@ def serial_members(span: Span) -> list[Span]:
         if not len(piece):
             return []
         pieces.append(piece)
+    # a list after a colon or dash (in the span, or just before it: "Focus areas: A, B, C")
+    introduced = any(t.text in LIST_INTRODUCERS for t in doc[max(span.start - 1, 0):commas[0]])
     last = pieces[-1]
-    if last[0].pos_ != "CCONJ" or len(last) < 2:
+    if last[0].pos_ == "CCONJ" and len(last) >= 2:
+        pieces[-1] = last[1:]
+    elif not introduced:  # "Focus areas: A, B, C, D." needs no conjunction
         return []
-    pieces[-1] = last[1:]
     kinds = {_opening(p[0]) for p in pieces}
     if len(kinds) != 1 or None in kinds:
         return []
@@ -96,15 +101,17 @@ def serial_members(span: Span) -> list[Span]:
     openers = [t for t in lead if _opening(t) == kind and (kind != "noun" or _starts_phrase(t))]
     if kind != "noun":
         openers = openers[-1:]
-    if not openers:
+    if introduced:  # all that follows the colon is the list
+        first = lead
+    elif not openers:
         return []
-    # (the first word of the kind when the tagger gives none of them a head of the kind)
-    first = next((doc[t.i:commas[0]] for t in openers if doc[t.i:commas[0]].root.pos_ in heads),
-                 doc[openers[0].i:commas[0]])
+    else:  # (the first word of the kind when the tagger gives none of them a head of the kind)
+        first = next((doc[t.i:commas[0]] for t in openers if doc[t.i:commas[0]].root.pos_ in heads),
+                     doc[openers[0].i:commas[0]])
     second = pieces[0].root
-    if second.dep_ == "conj" and second.head in first and second.head != first.root:
+    if not introduced and second.dep_ == "conj" and second.head in first and second.head != first.root:
         return []  # the parse lists inside the first member ("paths in Europe, Asia, and …")
-    if kind == "noun" and _related(first) and not any(_related(p) for p in pieces):
+    if not introduced and kind == "noun" and _related(first) and not any(_related(p) for p in pieces):
         return []  # "the influence of A, B, and C": an attribute asked of each, not a list
     members = [first, *pieces]
     if not MIN_SERIAL <= len(members) <= MAX_SERIAL:
