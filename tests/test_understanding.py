@@ -820,3 +820,14 @@ def test_a_list_after_a_label_needs_no_conjunction(embed):
     asked = ("risk assessment of vendors", "encryption requirements", "restore times", "total cost")
     for part in asked:
         assert any(part in t and not any(o in t for o in asked if o != part) for t in texts), texts
+
+
+@pytest.mark.parametrize(("question", "items"), [
+    ("how does a fixed-rate mortgage differ from an adjustable-rate mortgage for first-time buyers",
+     ["fixed-rate mortgage", "adjustable-rate mortgage"]),
+    ("Kotlin vs. Swift for building a mobile banking app?", ["Kotlin", "Swift"]),
+])
+def test_things_set_against_each_other_by_a_preposition_are_compared(embed, question, items):
+    structure = understand(question, embed)
+    assert structure.kind is QuestionKind.COMPARISON
+    assert [any(item in i for i in structure.items) for item in items] == [True, True], structure.items

@@ -156,6 +156,24 @@ def member_phrases(text: str, members: list[Token]) -> list[str]:
     return [text_of(text, _left_phrase(m)) for m in members]
 
 
+def contrasted_pair(doc: Doc) -> list[Token]:
+    """The two things a comparison sets against each other with a preposition rather than
+    a conjunction: the subject of the sentence's verb and the object of the preposition
+    right after it ("How does A differ from B?"), or the sentence's head and the object of
+    the preposition right after it ("A vs. B for X?"). Empty when there is no such pair."""
+    root = next(iter(doc.sents)).root
+    if root.pos_ == "AUX":  # "Which X are best for Y?" rates, it does not set one against another
+        return []
+    subjects = [c for c in root.children if c.dep_.startswith("nsubj")]
+    first = subjects[0] if subjects else root
+    # the preposition right after the verb ("differ from") or after the head ("A vs. B")
+    prep = next((c for c in root.children if c.dep_ == "prep" and c.i == root.i + 1), None)
+    second = next((c for c in prep.children if c.dep_ == "pobj"), None) if prep is not None else None
+    if second is None or second.pos_ not in _NOMINAL or not (first.pos_ in _NOMINAL or first == root):
+        return []
+    return [first, second]
+
+
 def personal(tokens: list[Token] | Span) -> bool:
     """The phrase belongs to the person asking or the reader ("my research area", "our
     daily dietary choices", "your analysis"): first or second person, by morphology."""
