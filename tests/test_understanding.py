@@ -831,3 +831,14 @@ def test_things_set_against_each_other_by_a_preposition_are_compared(embed, ques
     structure = understand(question, embed)
     assert structure.kind is QuestionKind.COMPARISON
     assert [any(item in i for i in structure.items) for item in items] == [True, True], structure.items
+
+
+def test_a_question_asks_its_attribute_of_each_member_of_a_comma_list(embed):
+    structure = understand("Who wrote the screenplays for Chinatown, Network, and Tootsie?", embed)
+    assert [f.text for f in structure.facets] == [
+        f"Who wrote the screenplays for {name}?" for name in ("Chinatown", "Network", "Tootsie")]
+
+
+def test_an_instruction_relating_listed_things_to_one_another_keeps_them_together(embed):
+    _, texts = plan_of("Analyse the correlations between rainfall, crop yields, and food prices.", embed)
+    assert not any("between rainfall" in t and "food prices" not in t for t in texts), texts

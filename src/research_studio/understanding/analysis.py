@@ -354,7 +354,10 @@ def _object_pieces(text: str, target: Span, members: list, referent: str,
     if group is not None and len(group.members) >= len(listed):
         return group.questions()
     if len(listed) > len(members):
-        return [parts.resolve_pronouns(text, piece, referent).rstrip(" .?!;:") for piece in listed]
+        shared = text[target.start_char:listed[0].start_char]  # "how X can be improved through "
+        if any(mark in shared for mark in parts.LIST_INTRODUCERS):  # "three things: A, B, and C"
+            shared = ""
+        return [shared + parts.resolve_pronouns(text, piece, referent).rstrip(" .?!;:") for piece in listed]
     if len(members) < 2:
         return [parts.resolve_pronouns(text, target, referent).rstrip(" .?!;:")]
     complement = text[members[-1].idx + len(members[-1].text):target.end_char].rstrip(" .?!;:")

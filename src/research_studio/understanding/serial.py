@@ -62,10 +62,13 @@ def _finite_outside_clause(tokens: list[Token]) -> bool:
                and t.head in tokens for t in tokens if t.head.pos_ in ("VERB", "AUX"))
 
 
-def serial_members(span: Span) -> list[Span]:
-    """The members of the comma list that ends the span ("…, and C"), from the first
-    member's opening word to the end of the span; empty when the span holds no such list.
-    Every member is one phrase whose head is of its kind."""
+def serial_members(span: Span, owners: bool = False) -> list[Span]:
+    """The members of the comma list that ends the span ("…, and C"); empty when the span
+    holds no such list. Every member is one phrase whose head is of its kind. The words
+    before the first member are what the list shares ("How do I "); with ``owners``, also
+    an attribute and its preposition ("Who composed the scores for A, B, and C?"), which a
+    question asks of each (in a brief's "correlations between A, B, and C" it relates them
+    to one another, and only "of" is read so, in ``distribute``)."""
     commas = _top_level_commas(span)
     if len(commas) < MIN_SERIAL - 1:
         return []
@@ -109,10 +112,16 @@ def serial_members(span: Span) -> list[Span]:
         first = next((doc[t.i:commas[0]] for t in openers if doc[t.i:commas[0]].root.pos_ in heads),
                      doc[openers[0].i:commas[0]])
     second = pieces[0].root
+    if not introduced and kind == "noun" and _related(first) and not any(_related(p) for p in pieces):
+        if not owners:
+            return []  # "the influence of A, B, and C": an attribute asked of each, not a list
+        # "the scores for A, B, and C": the list starts after the preposition
+        last_relation = max(t.i for t in first if t.pos_ == "ADP")
+        first = doc[last_relation + 1:first.end]
+        if not len(first) or first.root.pos_ not in heads:
+            return []
     if not introduced and second.dep_ == "conj" and second.head in first and second.head != first.root:
         return []  # the parse lists inside the first member ("paths in Europe, Asia, and …")
-    if not introduced and kind == "noun" and _related(first) and not any(_related(p) for p in pieces):
-        return []  # "the influence of A, B, and C": an attribute asked of each, not a list
     members = [first, *pieces]
     if not MIN_SERIAL <= len(members) <= MAX_SERIAL:
         return []
@@ -140,7 +149,7 @@ def serial_questions(text: str, span: Span, referent: str = "") -> list[str]:
     """One question per member of the span's comma list, each with the words before the
     first member ("How do I set up X, install Y, and check Z?" → "How do I install Y?");
     ``referent``: what a pronoun in a member stands for. Empty without such a list."""
-    members = serial_members(span)
+    members = serial_members(span, owners=True)
     if not members:
         return []
     prefix = text[span.start_char:members[0].start_char]
