@@ -842,3 +842,14 @@ def test_a_question_asks_its_attribute_of_each_member_of_a_comma_list(embed):
 def test_an_instruction_relating_listed_things_to_one_another_keeps_them_together(embed):
     _, texts = plan_of("Analyse the correlations between rainfall, crop yields, and food prices.", embed)
     assert not any("between rainfall" in t and "food prices" not in t for t in texts), texts
+
+
+def test_a_brief_is_not_about_one_of_the_parts_it_lists(embed):
+    structure = understand("Our clinic is moving from paper charts to an electronic record system. "
+                           "Write a short guide on data migration, staff training, and downtime "
+                           "procedures.", embed)
+    asked = ("data migration", "staff training", "downtime procedures")
+    assert structure.topic not in asked
+    for part in asked:
+        holding = [f.text for f in structure.facets if part in f.text]
+        assert len(holding) == 1 and not any(o in holding[0] for o in asked if o != part), structure.facets

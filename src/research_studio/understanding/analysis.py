@@ -87,6 +87,10 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     pieces = _pieces(text, segments, items)
     # a list's parts are asked about the subject its lead-in names, or about nothing
     referent = topic if subject or not items else ""
+    if subject and referent and _one_of_the_parts(referent, pieces, writing):
+        # "Write a guide on A, B, and C" is not about A: the next phrase the text means most
+        referent = central_subject(text, doc, embed, frozenset({referent.lower()}))
+        topic = referent or topic
     by_segment = _segment_parts(pieces, writing, referent) if split or not one_question else []
     common = dict(text=text, entities=parts.names(text, doc), sentences=len(sentences),
                   kind_scores=scores, asks_itself=asks_itself,
@@ -273,6 +277,27 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
                 facet = piece if sibling else _anchored(piece, referent, templates)
                 asked.append(Facet(text=templates[key].format(facet=facet), source=unit.text))
     return by_segment
+
+
+def _one_of_the_parts(referent: str, pieces: list[_Piece], writing: Callable[[str], bool] | None) -> bool:
+    """The phrase the text means most is one member of a list it asks to cover (the whole
+    member, not a phrase inside one): a part of the research, not the subject the other
+    parts are about."""
+    for piece in pieces:
+        if piece.item or parts.asks(piece.segment):
+            continue
+        target, stated = parts.research_object(piece.segment, writing)
+        if target is None or stated:
+            continue
+        members = serial_members(target) or [
+            piece.segment.doc[m.i:m.i + 1] for m in parts.listed_nouns(target)]
+        if len(members) >= 2 and any(_without_article(m).lower() == referent.lower() for m in members):
+            return True
+    return False
+
+
+def _without_article(span: Span) -> str:
+    return span[1:].text if len(span) > 1 and span[0].dep_ == "det" else span.text
 
 
 def _after_a_label(unit: Span) -> bool:

@@ -56,17 +56,18 @@ def _candidates(text: str, doc: Doc) -> list[tuple[str, str]]:
     return found
 
 
-def central_subject(text: str, doc: Doc, embed: Embed) -> str:
+def central_subject(text: str, doc: Doc, embed: Embed, excluding: frozenset[str] = frozenset()) -> str:
     """The noun phrase (with its complement: "the price dynamics of chub mackerel in …")
     closest in meaning to the whole text, never a piece of writing ("a research report"
-    is judged without its complement: "on X" leaves X, a chunk of its own); empty when
-    the text has none."""
+    is judged without its complement: "on X" leaves X, a chunk of its own) and none of
+    ``excluding`` (lower case); empty when the text has none."""
     structural = _candidates(text, doc)
     if not structural:
         return ""
     writing = writing_flags([words for words, _ in structural], embed)
     candidates = list(dict.fromkeys(phrase for (_, phrase), is_writing
-                                    in zip(structural, writing, strict=True) if not is_writing))
+                                    in zip(structural, writing, strict=True)
+                                    if not is_writing and phrase.lower() not in excluding))
     if not candidates:
         return ""
     vectors = embed([text, *candidates])
