@@ -6,8 +6,9 @@ lessons from companies that migrated back" it hangs "the effect" on "report" and
 "lessons" on "productivity"; in "How do I set up X, install Y, and check Z" it reads
 "install" as an adverbial clause of "set". The commas and the final conjunction still
 say where the members are: pieces separated by commas outside brackets and quotes, the
-last opened by a coordinating conjunction, each opening the same way (a noun phrase, or
-a verb of one form). Used only where the parse finds no group.
+last opened by a coordinating conjunction (none is needed after a label's colon), each
+opening the same way (a noun phrase, or a verb of one form). Used only where the parse
+finds fewer members.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ _NOUN_OPENERS = ("DET", "NOUN", "PROPN", "ADJ", "NUM")
 
 
 def _opening(token: Token) -> str | None:
-    """How a member opens: "noun", a verb's form ("VB", "VBG", …), or None."""
+    """How a member opens: "noun", a verb's form (``verb_form``: "to", "participle",
+    "finite"), or None."""
     # a gerund phrase is nominal ("hiring implications"), and so is a word that modifies a
     # noun whatever its tag ("restore times", "risk classification")
     if token.tag_ == "VBG" or token.dep_ in ("compound", "amod", "nmod"):
@@ -44,7 +46,7 @@ def _top_level_commas(span: Span) -> list[int]:
     """Commas of the span outside brackets and quotation marks."""
     depth, commas, quoted = 0, [], False
     for token in span:
-        if token.is_quote:
+        if token.is_quote and token.tag_ != "POS":  # not the possessive of "developers' tools"
             quoted = not quoted
         elif token.is_bracket and token.is_left_punct:
             depth += 1
@@ -73,72 +75,99 @@ def serial_members(span: Span, owners: bool = False) -> list[Span]:
     if len(commas) < MIN_SERIAL - 1:
         return []
     doc = span.doc
-    bounds = [*commas, span.end]
+    # a list after a colon or dash (in the span, or just before it: "Focus areas: A, B, C")
+    introduced = any(t.text in LIST_INTRODUCERS for t in doc[max(span.start - 1, 0):commas[0]])
+    pieces = _pieces_after(span, commas, introduced)
+    kind = _common_opening(pieces)
+    if kind is None:
+        return []
+    first = _first_member(doc[span.start:commas[0]], kind, pieces, introduced, owners)
+    if first is None:
+        return []
+    members = [first, *pieces]
+    if not MIN_SERIAL <= len(members) <= MAX_SERIAL or not all(
+            any(t.pos_ in ("NOUN", "PROPN") for t in m) for m in members):
+        return []
+    return [] if kind == "noun" and _runs_on(members) else members
+
+
+def _pieces_after(span: Span, commas: list[int], introduced: bool) -> list[Span]:
+    """The pieces between the commas and after the last one, the last without its
+    conjunction; empty when a piece is empty or the last has no conjunction (which only
+    a list after a label may leave out: "Focus areas: A, B, C, D.")."""
+    doc = span.doc
     pieces: list[Span] = []
-    for start, stop in itertools.pairwise(bounds):
+    for start, stop in itertools.pairwise([*commas, span.end]):
         piece = doc[start + 1:stop]
         while len(piece) and (piece[-1].is_punct or piece[-1].is_space):
             piece = piece[:-1]
         if not len(piece):
             return []
         pieces.append(piece)
-    # a list after a colon or dash (in the span, or just before it: "Focus areas: A, B, C")
-    introduced = any(t.text in LIST_INTRODUCERS for t in doc[max(span.start - 1, 0):commas[0]])
     last = pieces[-1]
     if last[0].pos_ == "CCONJ" and len(last) >= 2:
         pieces[-1] = last[1:]
-    elif not introduced:  # "Focus areas: A, B, C, D." needs no conjunction
+    elif not introduced:
         return []
+    return pieces
+
+
+def _common_opening(pieces: list[Span]) -> str | None:
+    """How every piece opens, when they all open alike and none is a clause with its own
+    subject; None otherwise."""
     kinds = {_opening(p[0]) for p in pieces}
     if len(kinds) != 1 or None in kinds:
-        return []
+        return None
     [kind] = kinds
     if kind == "noun" and any(_finite_outside_clause(list(p)) for p in pieces):
-        return []
-    # the first member: the longest phrase headed by its kind that ends at the first comma
-    # (a noun phrase from a noun chunk's first word; a verb phrase from the last verb of
-    # that form)
+        return None
+    return kind
+
+
+def _first_member(lead: Span, kind: str, pieces: list[Span], introduced: bool,
+                  owners: bool) -> Span | None:
+    """The first member, in the words before the first comma: all of them after a label's
+    colon; else the longest phrase headed by its kind (a noun phrase from a noun chunk's
+    first word, a verb phrase from the last verb of that form, or the first word of the
+    kind when the tagger gives none of them a head of the kind). None when the parse
+    reads the list inside it ("paths in Europe, Asia, and …") or it holds an attribute
+    asked of each member (unless ``owners``)."""
+    doc = lead.doc
     heads = ("NOUN", "PROPN") if kind == "noun" else ("VERB",)
-    colons = [t.i for t in doc[span.start:commas[0]] if t.text in LIST_INTRODUCERS]
-    lead = doc[(colons[-1] + 1 if colons else span.start):commas[0]]  # "three things: A, B, and C"
+    colons = [t.i for t in lead if t.text in LIST_INTRODUCERS]
+    lead = doc[(colons[-1] + 1 if colons else lead.start):lead.end]  # "three things: A, B, and C"
+    if introduced:
+        return lead
     openers = [t for t in lead if _opening(t) == kind and (kind != "noun" or _starts_phrase(t))]
+    if not openers:
+        return None
     if kind != "noun":
         openers = openers[-1:]
-    if introduced:  # all that follows the colon is the list
-        first = lead
-    elif not openers:
-        return []
-    else:  # (the first word of the kind when the tagger gives none of them a head of the kind)
-        first = next((doc[t.i:commas[0]] for t in openers if doc[t.i:commas[0]].root.pos_ in heads),
-                     doc[openers[0].i:commas[0]])
-    second = pieces[0].root
-    if not introduced and kind == "noun" and _related(first) and not any(_related(p) for p in pieces):
+    first = next((doc[t.i:lead.end] for t in openers if doc[t.i:lead.end].root.pos_ in heads),
+                 doc[openers[0].i:lead.end])
+    if kind == "noun" and _related(first) and not any(_related(p) for p in pieces):
         if not owners:
-            return []  # "the influence of A, B, and C": an attribute asked of each, not a list
+            return None  # "the influence of A, B, and C": an attribute asked of each, not a list
         # "the scores for A, B, and C": the list starts after the preposition
-        last_relation = max(t.i for t in first if t.pos_ == "ADP")
-        first = doc[last_relation + 1:first.end]
+        first = doc[max(t.i for t in first if t.pos_ == "ADP") + 1:first.end]
         if not len(first) or first.root.pos_ not in heads:
-            return []
-    if not introduced and second.dep_ == "conj" and second.head in first and second.head != first.root:
-        return []  # the parse lists inside the first member ("paths in Europe, Asia, and …")
-    members = [first, *pieces]
-    if not MIN_SERIAL <= len(members) <= MAX_SERIAL:
-        return []
-    if not all(any(t.pos_ in ("NOUN", "PROPN") for t in m) for m in members):
-        return []
-    # the last member holds no clause of the words before the list ("…, and C to examine
-    # Y": the purpose belongs to the verb of the whole list, so the list does not end there)
-    last = members[-1]
+            return None
+    second = pieces[0].root
+    if second.dep_ == "conj" and second.head in first and second.head != first.root:
+        return None
+    return first
+
+
+def _runs_on(members: list[Span]) -> bool:
+    """A noun list that does not end where the span ends: its last member holds a clause
+    of the words before the list ("…, and C to examine Y": the purpose belongs to the
+    verb of the whole list), or a later member holds what the first hangs on ("…, and
+    the composer C buried": the verb the list is the subject of)."""
+    first, last = members[0], members[-1]
     outside = [t for t in last if not t.is_punct and not last.start <= t.head.i < last.end]
-    if kind == "noun" and len(outside) > 1 and any(
-            t.pos_ == "VERB" and t.dep_ in ("xcomp", "advcl", "conj") for t in outside):
-        return []
-    # no later member holds what the first hangs on: "…, and the composer C buried" runs
-    # on into the verb the list is the subject of
-    if kind == "noun" and any(m.root in first.root.ancestors for m in pieces):
-        return []
-    return members
+    if len(outside) > 1 and any(t.pos_ == "VERB" and t.dep_ in ("xcomp", "advcl", "conj") for t in outside):
+        return True
+    return any(m.root in first.root.ancestors for m in members[1:])
 
 
 def _related(span: Span) -> bool:
