@@ -27,6 +27,13 @@ def plan_of(question: str, embed, limit: int = 5) -> tuple[QuestionStructure, li
     return structure, [text for text, _, _ in decompose(structure, limit)]
 
 
+def assert_asked_apart(texts: list[str], asked) -> None:
+    """Each part is in exactly one sub-question, and no other part is in it."""
+    for part in asked:
+        holding = [t for t in texts if part in t]
+        assert len(holding) == 1 and not any(o in holding[0] for o in asked if o != part), texts
+
+
 def assert_questions(texts: list[str]) -> None:
     """Every sub-question is a whole question: at least four words, ending in '?'."""
     assert 2 <= len(texts) <= 5, texts
@@ -637,11 +644,7 @@ def test_a_pronoun_does_not_stand_for_a_phrase_its_own_clause_names(embed):
      ["history of the euro", "future of the European Central Bank"]),
 ])
 def test_coordinated_objects_with_complements_of_their_own_are_asked_apart(embed, brief, parts_asked):
-    structure = understand(brief, embed)
-    for part in parts_asked:
-        holding = [f.text for f in structure.facets if part in f.text]
-        others = [o for o in parts_asked if o != part]
-        assert len(holding) == 1 and not any(o in holding[0] for o in others), structure.facets
+    assert_asked_apart([f.text for f in understand(brief, embed).facets], parts_asked)
 
 
 def test_nouns_sharing_one_complement_stay_one_object(embed):
@@ -713,11 +716,7 @@ def test_what_a_pronoun_refers_to_has_is_not_compared(embed):
      "of parents.", ["setup effort", "effect on teacher workload", "privacy concerns of parents"]),
 ])
 def test_a_comma_list_is_read_from_its_commas_when_the_parse_breaks_it(embed, text, parts_asked):
-    structure = understand(text, embed)
-    for part in parts_asked:
-        holding = [f.text for f in structure.facets if part in f.text]
-        assert len(holding) == 1 and not any(o in holding[0] for o in parts_asked if o != part), \
-            structure.facets
+    assert_asked_apart([f.text for f in understand(text, embed).facets], parts_asked)
 
 
 def test_a_comma_list_of_actions_asks_each_with_the_shared_words(embed):
@@ -850,6 +849,4 @@ def test_a_brief_is_not_about_one_of_the_parts_it_lists(embed):
                            "procedures.", embed)
     asked = ("data migration", "staff training", "downtime procedures")
     assert structure.topic not in asked
-    for part in asked:
-        holding = [f.text for f in structure.facets if part in f.text]
-        assert len(holding) == 1 and not any(o in holding[0] for o in asked if o != part), structure.facets
+    assert_asked_apart([f.text for f in structure.facets], asked)
