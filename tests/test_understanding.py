@@ -11,7 +11,7 @@ from spacy.vocab import Vocab
 from research_studio.graph.text_analysis import content_terms, hop_terms
 from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
 from research_studio.understanding import QuestionKind, QuestionStructure, decompose, understand
-from research_studio.understanding.facets import coordinated_units, introduces, positions
+from research_studio.understanding.facets import coordinated_units, introduces, plural, positions
 from research_studio.understanding.parser import parse
 
 K = QuestionKind
@@ -850,3 +850,20 @@ def test_a_brief_is_not_about_one_of_the_parts_it_lists(embed):
     asked = ("data migration", "staff training", "downtime procedures")
     assert structure.topic not in asked
     assert_asked_apart([f.text for f in structure.facets], asked)
+
+
+def test_a_colon_list_of_aspects_is_read_to_the_end_of_its_sentence(embed):
+    structure = understand("Explain Docker: its image format, its networking model, and common "
+                           "security pitfalls.", embed)
+    assert_asked_apart([f.text for f in structure.facets],
+                       ["image format", "networking model", "security pitfalls"])
+
+
+@pytest.mark.parametrize(("text", "word", "expected"), [
+    ("Explain the common failure modes of disks.", "modes", True),
+    ("Describe the approval process of the agency.", "process", False),
+    ("Describe the architecture of the system.", "architecture", False),
+])
+def test_a_noun_is_plural_when_written_as_its_plural(text, word, expected):
+    [token] = [t for t in parse(text) if t.text == word]
+    assert plural(token) is expected

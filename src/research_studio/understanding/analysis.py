@@ -105,7 +105,9 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     owner = parts.introduced_by(group) if len(group) >= 2 and not brief else None
     if owner is not None:  # "Describe X: its A, its B and C" asks for X's aspects
         owned = _owner_phrase(text, owner)
-        aspects = _aspect_facets(text, group, owned)
+        listed = _listed_after(owner)  # the parse may miss a member ("… and common failure modes")
+        aspects = _listed_aspects(text, listed, owned) if len(listed) > len(group) \
+            else _aspect_facets(text, group, owned)
         if len(aspects) >= 2:
             return QuestionStructure(kind=K.MULTI_FACETED, facets=aspects, topic=owned, **common)
     if len(group) >= 2 and _compared(group, intent) and not (brief and len(facets) >= 2):
@@ -404,6 +406,30 @@ def _aspect_facets(text: str, group: list, owned: str) -> list[Facet]:
     return [Facet(text=template.format(be=_be(member), facet=phrase, preposition="of", topic=owned),
                   source=phrase)
             for member, phrase in zip(group, parts.member_phrases(text, group), strict=True)]
+
+
+def _listed_after(owner) -> list[Span]:
+    """The comma list after the colon or dash that follows ``owner``, to the sentence's end."""
+    sentence = owner.sent
+    mark = next((t for t in sentence if t.i > owner.i and t.text in parts.LIST_INTRODUCERS), None)
+    end = sentence.end
+    while end > (mark.i + 1 if mark is not None else end) and sentence.doc[end - 1].is_punct:
+        end -= 1
+    return serial_members(sentence.doc[mark.i + 1:end]) if mark is not None else []
+
+
+def _listed_aspects(text: str, listed: list[Span], owned: str) -> list[Facet]:
+    """One question per aspect of a comma list after a colon, without the possessive or
+    article that opens it ("its architecture" → "What is the architecture of X?")."""
+    template = load_data("offline_plan")["multi_faceted"]["noun_facet"]
+    facets = []
+    for member in listed:
+        opening = member[0].dep_ in ("poss", "det") and len(member) > 1
+        phrase = parts.clean_phrase(text[(member[1] if opening else member[0]).idx:member.end_char])
+        be = "are" if parts.plural(member[-1]) else "is"
+        facets.append(Facet(text=template.format(be=be, facet=phrase, preposition="of", topic=owned),
+                            source=member.text))
+    return facets
 
 
 def _be(noun) -> str:

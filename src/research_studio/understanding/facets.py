@@ -12,6 +12,7 @@ import itertools
 from collections.abc import Callable
 from functools import lru_cache
 
+from lemminflect import getInflection
 from spacy.tokens import Doc, Span, Token
 
 from research_studio.knowledge.lexical import tokenize
@@ -172,6 +173,15 @@ def contrasted_pair(doc: Doc) -> list[Token]:
     if second is None or second.pos_ not in _NOMINAL or not (first.pos_ in _NOMINAL or first == root):
         return []
     return [first, second]
+
+
+def plural(noun: Token) -> bool:
+    """A noun is plural when it is written as its lemma's plural (LemmInflect), also when
+    the tagger reads it as a verb ("common failure modes")."""
+    if noun.tag_ in ("NNS", "NNPS"):
+        return True
+    forms = getInflection(noun.lemma_, tag="NNS") if noun.tag_ in ("VBZ", "NN", "NNP") else None
+    return bool(forms) and noun.text.lower() == forms[0].lower() and noun.text.lower() != noun.lemma_.lower()
 
 
 def personal(tokens: list[Token] | Span) -> bool:

@@ -78,7 +78,7 @@ def serial_members(span: Span, owners: bool = False) -> list[Span]:
     # a list after a colon or dash (in the span, or just before it: "Focus areas: A, B, C")
     introduced = any(t.text in LIST_INTRODUCERS for t in doc[max(span.start - 1, 0):commas[0]])
     pieces = _pieces_after(span, commas, introduced)
-    kind = _common_opening(pieces)
+    kind = _common_opening(pieces, introduced)
     if kind is None:
         return []
     first = _first_member(doc[span.start:commas[0]], kind, pieces, introduced, owners)
@@ -88,7 +88,8 @@ def serial_members(span: Span, owners: bool = False) -> list[Span]:
     if not MIN_SERIAL <= len(members) <= MAX_SERIAL or not all(
             any(t.pos_ in ("NOUN", "PROPN") for t in m) for m in members):
         return []
-    return [] if kind == "noun" and _runs_on(members) else members
+    # (after a label the list is all the rest, whatever the parse hangs on what)
+    return [] if kind == "noun" and not introduced and _runs_on(members) else members
 
 
 def _pieces_after(span: Span, commas: list[int], introduced: bool) -> list[Span]:
@@ -112,14 +113,15 @@ def _pieces_after(span: Span, commas: list[int], introduced: bool) -> list[Span]
     return pieces
 
 
-def _common_opening(pieces: list[Span]) -> str | None:
+def _common_opening(pieces: list[Span], introduced: bool = False) -> str | None:
     """How every piece opens, when they all open alike and none is a clause with its own
-    subject; None otherwise."""
+    subject (after a label's colon a list holds no clause: "common failure modes" is one
+    whatever the tagger says); None otherwise."""
     kinds = {_opening(p[0]) for p in pieces}
     if len(kinds) != 1 or None in kinds:
         return None
     [kind] = kinds
-    if kind == "noun" and any(_finite_outside_clause(list(p)) for p in pieces):
+    if kind == "noun" and not introduced and any(_finite_outside_clause(list(p)) for p in pieces):
         return None
     return kind
 
