@@ -426,7 +426,7 @@ def _listed_aspects(text: str, listed: list[Span], owned: str) -> list[Facet]:
     for member in listed:
         opening = member[0].dep_ in ("poss", "det") and len(member) > 1
         phrase = parts.clean_phrase(text[(member[1] if opening else member[0]).idx:member.end_char])
-        be = "are" if parts.plural(member[-1]) else "is"
+        be = _be(member[-1])
         facets.append(Facet(text=template.format(be=be, facet=phrase, preposition="of", topic=owned),
                             source=member.text))
     return facets
@@ -434,7 +434,7 @@ def _listed_aspects(text: str, listed: list[Span], owned: str) -> list[Facet]:
 
 def _be(noun) -> str:
     """The verb "to be" that agrees with a noun in a "What is/are the …" question."""
-    return "are" if noun.tag_ in ("NNS", "NNPS") else "is"
+    return "are" if parts.plural(noun) else "is"
 
 
 def _noun_facets(text: str, group: list) -> list[Facet]:
