@@ -170,7 +170,10 @@ def contrasted_pair(doc: Doc) -> list[Token]:
     # the preposition right after the verb ("differ from") or after the head ("A vs. B")
     prep = next((c for c in root.children if c.dep_ == "prep" and c.i == root.i + 1), None)
     second = next((c for c in prep.children if c.dep_ == "pobj"), None) if prep is not None else None
-    if second is None or second.pos_ not in _NOMINAL or not (first.pos_ in _NOMINAL or first == root):
+    # a head that is no noun is a name the tagger misread only where it opens the sentence
+    # ("React vs Vue"); "How does git merge differ from …" has no subject the parse found
+    headed = first.pos_ in _NOMINAL or (first == root and root.i == root.sent.start)
+    if second is None or second.pos_ not in _NOMINAL or not headed:
         return []
     return [first, second]
 
