@@ -402,10 +402,15 @@ def _owner_phrase(text: str, owner) -> str:
 def _aspect_facets(text: str, group: list, owned: str) -> list[Facet]:
     """One question per aspect a colon list names: "PostgreSQL: its architecture, its query
     planner …" → "What is the architecture of PostgreSQL?"."""
+    return _aspects(list(zip(group, parts.member_phrases(text, group), strict=True)), owned)
+
+
+def _aspects(nouns_and_phrases: list[tuple], owned: str) -> list[Facet]:
+    """"What is/are the <phrase> of <owned>?" for each aspect, agreeing with its noun."""
     template = load_data("offline_plan")["multi_faceted"]["noun_facet"]
-    return [Facet(text=template.format(be=_be(member), facet=phrase, preposition="of", topic=owned),
+    return [Facet(text=template.format(be=_be(noun), facet=phrase, preposition="of", topic=owned),
                   source=phrase)
-            for member, phrase in zip(group, parts.member_phrases(text, group), strict=True)]
+            for noun, phrase in nouns_and_phrases]
 
 
 def _listed_after(owner) -> list[Span]:
@@ -421,15 +426,12 @@ def _listed_after(owner) -> list[Span]:
 def _listed_aspects(text: str, listed: list[Span], owned: str) -> list[Facet]:
     """One question per aspect of a comma list after a colon, without the possessive or
     article that opens it ("its architecture" → "What is the architecture of X?")."""
-    template = load_data("offline_plan")["multi_faceted"]["noun_facet"]
-    facets = []
+    pairs = []
     for member in listed:
         opening = member[0].dep_ in ("poss", "det") and len(member) > 1
-        phrase = parts.clean_phrase(text[(member[1] if opening else member[0]).idx:member.end_char])
-        be = _be(member[-1])
-        facets.append(Facet(text=template.format(be=be, facet=phrase, preposition="of", topic=owned),
-                            source=member.text))
-    return facets
+        pairs.append((member[-1], parts.clean_phrase(
+            text[(member[1] if opening else member[0]).idx:member.end_char])))
+    return _aspects(pairs, owned)
 
 
 def _be(noun) -> str:
