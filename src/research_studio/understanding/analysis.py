@@ -30,7 +30,7 @@ from research_studio.understanding.lists import ListItem, list_items
 from research_studio.understanding.parser import parse
 from research_studio.understanding.serial import serial_members, serial_questions
 from research_studio.understanding.structure import Facet, QuestionKind, QuestionStructure
-from research_studio.understanding.subject import central_subject
+from research_studio.understanding.subject import ranked_subjects
 
 K = QuestionKind
 # The encoder's reading must beat the runner-up by this much to override structure that
@@ -82,14 +82,15 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     split = len(segments) >= 2 or brief or bool(items)
     # a brief or an instruction is about the phrase the whole text means most; a question's
     # topic is its first clause's subject
-    subject = central_subject(text, doc, embed) if embed is not None and not one_question else ""
+    subjects = ranked_subjects(text, doc, embed) if embed is not None and not one_question else []
+    subject = subjects[0] if subjects else ""
     topic = subject or parts.topic(text, doc)
     pieces = _pieces(text, segments, items)
     # a list's parts are asked about the subject its lead-in names, or about nothing
     referent = topic if subject or not items else ""
     if subject and referent and _one_of_the_parts(referent, pieces, writing):
         # "Write a guide on A, B, and C" is not about A: the next phrase the text means most
-        referent = central_subject(text, doc, embed, frozenset({referent.lower()}))
+        referent = next((s for s in subjects if s.lower() != referent.lower()), "")
         topic = referent or topic
     by_segment = _segment_parts(pieces, writing, referent) if split or not one_question else []
     common = dict(text=text, entities=parts.names(text, doc), sentences=len(sentences),

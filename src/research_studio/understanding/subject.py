@@ -56,20 +56,20 @@ def _candidates(text: str, doc: Doc) -> list[tuple[str, str]]:
     return found
 
 
-def central_subject(text: str, doc: Doc, embed: Embed, excluding: frozenset[str] = frozenset()) -> str:
-    """The noun phrase (with its complement: "the price dynamics of chub mackerel in …")
-    closest in meaning to the whole text, never a piece of writing ("a research report"
-    is judged without its complement: "on X" leaves X, a chunk of its own) and none of
-    ``excluding`` (lower case); empty when the text has none."""
+def ranked_subjects(text: str, doc: Doc, embed: Embed) -> list[str]:
+    """The noun phrases (with their complement: "the price dynamics of chub mackerel in
+    …") that could be the text's subject, closest in meaning to the whole text first;
+    never a piece of writing ("a research report" is judged without its complement: "on
+    X" leaves X, a chunk of its own). Empty when the text has none."""
     structural = _candidates(text, doc)
     if not structural:
-        return ""
+        return []
     writing = writing_flags([words for words, _ in structural], embed)
     candidates = list(dict.fromkeys(phrase for (_, phrase), is_writing
-                                    in zip(structural, writing, strict=True)
-                                    if not is_writing and phrase.lower() not in excluding))
+                                    in zip(structural, writing, strict=True) if not is_writing))
     if not candidates:
-        return ""
+        return []
     vectors = embed([text, *candidates])
     scores = vectors[1:] @ vectors[0]
-    return candidates[int(np.argmax(scores))]
+    return [candidates[k] for k in np.argsort(-scores, kind="stable")]
+
