@@ -90,14 +90,6 @@ def distributed_group(text: str, span: Span) -> DistributedGroup | None:
     return None
 
 
-def _phrase(member: Token) -> list[Token]:
-    """A coordinated noun with all its own words ("the University of Bologna"), without
-    the conjuncts and the punctuation that join it to them."""
-    joined = {t.i for c in member.children if c.dep_ in ("conj", "cc", "punct") and c.i > member.i
-              for t in c.subtree}
-    return [t for t in member.subtree if t.i not in joined]
-
-
 def _singular(verb: Token) -> str:
     """The verb for one third-person subject ("were" → "was", "do" → "does"), in the case
     it is written; unchanged where its form does not vary ("did", "founded")."""
@@ -124,7 +116,7 @@ def _subject_members(subjects: list[Token]) -> list[Span]:
         return listed
     spans = []
     for member in conjuncts_in_order(subjects[0]):
-        own = _phrase(member)
+        own = _own_words(member, min(t.i for t in member.subtree))
         spans.append(doc[min(t.i for t in own):max(t.i for t in own) + 1])
     return listed if len(listed) > len(spans) else spans
 
@@ -193,7 +185,9 @@ def _shares_its_subject(verb: Token) -> bool:
 
 
 def _own_words(verb: Token, start: int) -> list[Token]:
-    """A verb's words from ``start``, without its conjuncts and what joins them to it."""
+    """A coordinated word's own words from ``start``, without its conjuncts and what joins
+    them to it: an action's ("set up replication"), or a member's ("the University of
+    Bologna")."""
     joined = {t.i for c in verb.children if c.dep_ == "conj" for t in c.subtree}
     joined |= {c.i for c in verb.children if c.dep_ in ("cc", "punct") and c.i > verb.i}
     return [t for t in verb.subtree if t.i >= start and t.i not in joined and not t.is_space]
