@@ -8,6 +8,7 @@ facets or clauses) is the parser's job, in ``facets`` and ``chains``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 from research_studio.understanding.exemplars import Embed, exemplar_scores
 
@@ -38,7 +39,10 @@ def writing_flags(phrases: list[str], embed: Embed) -> list[bool]:
 
 
 def writing_judge(embed: Embed) -> Callable[[str], bool]:
-    """``writing_flags`` for one phrase at a time, for the parse's reading of each object."""
+    """``writing_flags`` for one phrase at a time, for the parse's reading of each object;
+    each phrase is judged once per judge (one question's reading asks of the same object
+    more than once: for its list, for its subject and for its parts)."""
+    @cache
     def is_writing(phrase: str) -> bool:
         return writing_flags([phrase], embed)[0]
     return is_writing
