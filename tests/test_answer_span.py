@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from research_studio.config import ResearchConfig
-from research_studio.graph.answer_span import asked_phrase, asked_type, short_answer
+from research_studio.graph.answer_span import short_answer
 from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
+from research_studio.understanding.answer_type import asked_phrase, asked_type
 from research_studio.understanding.parser import parse
 
 EMBED = MiniLMOnnxEmbeddings().embed_array

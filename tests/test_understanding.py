@@ -219,6 +219,25 @@ def test_a_single_fact_is_simple(embed, question):
     assert decompose(structure, 5) == []
 
 
+# the whole question's likeness to the kinds leans on its subject ("founded", "signed",
+# "fall" read as history or causes); what the asking words ask for does not
+@pytest.mark.parametrize("question", ["Who founded the Wikimedia Foundation?", "Who invented the telephone?",
+                                      "Which company makes the Raspberry Pi?",
+                                      "What year did the Berlin Wall fall?", "When did the Apollo program end?"])
+def test_a_question_asking_for_one_thing_is_a_single_fact(embed, question):
+    structure = understand(question, embed)
+    assert structure.kind == K.SINGLE_FACT and structure.is_simple
+
+
+@pytest.mark.parametrize("question", [
+    "How has remote work changed city centres?",  # asks how: an explanation
+    "Which languages are easiest to learn and why?",  # two things asked
+    "Is there a standard way to rank bidders who have private values?",  # "who" opens a relative clause
+])
+def test_a_question_that_asks_more_than_one_thing_is_no_single_fact(embed, question):
+    assert understand(question, embed).kind != K.SINGLE_FACT
+
+
 def test_names_come_from_the_parser(embed):
     structure = understand("Who played the king in The King's Speech after Colin Firth left?", embed)
     assert "Colin Firth" in structure.entities

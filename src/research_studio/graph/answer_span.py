@@ -3,7 +3,7 @@
 Offline there is no model to write an answer, and a whole sentence picked by word overlap
 answers "Who married the publisher of The North Star?" with a sentence about the
 newspaper. What the question asks for (a person, a place, a date, a number …) is judged
-by the sentence encoder against exemplar questions (``prompts/answer_types.toml``); the
+by the sentence encoder against exemplar questions (``understanding.answer_type``); the
 answer is the entity of that type, found by spaCy's named-entity recogniser in the
 report's shown claims, that the question and the plan do not already name (those are the
 question's own subjects and the chain's bridges), from the claim most relevant to the
@@ -20,11 +20,9 @@ from spacy.tokens import Doc
 from research_studio.eval.metrics import normalize_answer
 from research_studio.prompts import load_data
 from research_studio.state import Claim
-from research_studio.understanding.exemplars import Embed, exemplar_scores
+from research_studio.understanding.answer_type import asked_type
+from research_studio.understanding.exemplars import Embed
 from research_studio.understanding.parser import parse, parse_batch
-
-NO_SINGLE_THING = "explanation"
-_QUESTION_TAGS = ("WDT", "WP", "WRB", "WP$")  # Penn tags of question words
 
 
 @dataclass(frozen=True)
@@ -40,38 +38,6 @@ class ShortAnswer:
 def entity_labels(answer_type: str) -> set[str]:
     """The spaCy entity labels that can fill an answer type."""
     return set(load_data("answer_types")["labels"][answer_type])
-
-
-def asked_phrase(doc: Doc | None) -> str | None:
-    """The words that say what is asked: the question word with the noun it determines
-    ("What year", "Which county") or the verb it hangs from ("Who married", "When is").
-    The rest of a multi-hop question describes the thing asked for and would pull the
-    encoder towards its own subject ("… the network which …" is not asking for a network).
-    None without a question word (a yes/no question or an instruction asks for no thing)
-    and for a question that does not parse as English (``doc`` None): its asking words are
-    unknown."""
-    if doc is None:
-        return None
-    asking = next((t for t in doc if t.tag_ in _QUESTION_TAGS), None)
-    if asking is None:
-        return None
-    head = asking.head
-    if head.pos_ in ("NOUN", "PROPN") and head.i > asking.i:
-        return doc[asking.i:head.i + 1].text
-    following = doc[asking.i + 1] if asking.i + 1 < len(doc) else None
-    if following is not None and following.pos_ in ("NOUN", "PROPN"):
-        return doc[asking.i:asking.i + 2].text
-    return f"{asking.text} {head.text}" if head.i > asking.i else asking.text
-
-
-def asked_type(question: str | Doc | None, embed: Embed) -> str:
-    """The answer type whose exemplar questions are nearest to what the question (its
-    text, or its parse) asks."""
-    phrase = asked_phrase(parse(question) if isinstance(question, str) else question)
-    if phrase is None:
-        return NO_SINGLE_THING
-    [scores] = exemplar_scores([phrase], embed, "answer_types", "questions")
-    return max(scores, key=lambda name: scores[name])
 
 
 def _named_in(name: str, asked: str) -> bool:

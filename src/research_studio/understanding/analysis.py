@@ -17,6 +17,7 @@ from spacy.tokens import Doc, Span
 from research_studio.knowledge.lexical import tokenize
 from research_studio.prompts import load_data
 from research_studio.understanding import facets as parts
+from research_studio.understanding.answer_type import asks_for_a_thing
 from research_studio.understanding.chains import chain, relative_openers
 from research_studio.understanding.distribute import (
     distributed_group,
@@ -136,6 +137,10 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         if len(asked) >= 2:
             return QuestionStructure(kind=K.MULTI_FACETED, facets=asked, topic=topic, **common)
     kind = K(intent) if intent in set(K) else K.OPEN
+    if one_question and embed is not None and asks_for_a_thing(doc, embed):
+        # "Who founded Mozilla?": the kind of the whole question leans on its subject
+        # ("founded" reads as history); what its asking words ask for does not
+        kind = K.SINGLE_FACT
     if kind == K.SINGLE_FACT and len(sentences) > 1:
         kind = K.OPEN
     if kind == K.COMPARISON:  # nothing to compare in the parse: research it openly

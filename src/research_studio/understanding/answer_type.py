@@ -1,0 +1,93 @@
+"""What a question asks for: a thing (a person, a place, a date, a number …) or an
+explanation, judged by the sentence encoder against exemplar questions
+(``prompts/answer_types.toml``) from the question's asking words.
+
+The offline writer reads it to pick a short answer from the evidence; the analysis reads
+it to tell a single fact ("Who founded Mozilla?") from a question that needs several
+angles, where the kind encoder, reading the whole question, is pulled by its subject
+("founded" reads as history).
+"""
+
+from __future__ import annotations
+
+from spacy.tokens import Doc, Token
+
+from research_studio.understanding.exemplars import Embed, exemplar_scores
+from research_studio.understanding.parser import parse
+
+NO_SINGLE_THING = "explanation"
+_QUESTION_TAGS = ("WDT", "WP", "WRB", "WP$")  # Penn tags of question words
+# A question asks for a thing when its asking words are closer to a thing's exemplars
+# than to the explanations' by this much. Held out one at a time, the exemplar file's own
+# explanation questions score at most -0.04, and 36 of its 42 thing questions more than
+# +0.10 (two of the six below are "What is the …", whose asking words alone say nothing);
+# a "how" about change ("How has remote work changed cities?") scores +0.02. A thing
+# question missed is researched from several angles (slower, still answered); an
+# explanation taken for a thing is researched flat and loses its angles, so the margin
+# sits above the ambiguous band rather than at its middle.
+THING_MARGIN = 0.10
+
+
+def _asking_word(doc: Doc) -> Token | None:
+    return next((t for t in doc if t.tag_ in _QUESTION_TAGS), None)
+
+
+def asked_phrase(doc: Doc | None) -> str | None:
+    """The words that say what is asked: the question word with the noun it determines
+    ("What year", "Which county") or the verb it hangs from ("Who married", "When is").
+    The rest of a multi-hop question describes the thing asked for and would pull the
+    encoder towards its own subject ("… the network which …" is not asking for a network).
+    None without a question word (a yes/no question or an instruction asks for no thing)
+    and for a question that does not parse as English (``doc`` None): its asking words are
+    unknown."""
+    if doc is None:
+        return None
+    asking = _asking_word(doc)
+    if asking is None:
+        return None
+    head = asking.head
+    if head.pos_ in ("NOUN", "PROPN") and head.i > asking.i:
+        return doc[asking.i:head.i + 1].text
+    following = doc[asking.i + 1] if asking.i + 1 < len(doc) else None
+    if following is not None and following.pos_ in ("NOUN", "PROPN"):
+        return doc[asking.i:asking.i + 2].text
+    return f"{asking.text} {head.text}" if head.i > asking.i else asking.text
+
+
+def _type_scores(doc: Doc | None, embed: Embed) -> dict[str, float] | None:
+    phrase = asked_phrase(doc)
+    if phrase is None:
+        return None
+    [scores] = exemplar_scores([phrase], embed, "answer_types", "questions")
+    return scores
+
+
+def asked_type(question: str | Doc | None, embed: Embed) -> str:
+    """The answer type whose exemplar questions are nearest to what the question (its
+    text, or its parse) asks."""
+    scores = _type_scores(parse(question) if isinstance(question, str) else question, embed)
+    if scores is None:
+        return NO_SINGLE_THING
+    return max(scores, key=lambda name: scores[name])
+
+
+def _coordinates(doc: Doc) -> bool:
+    """Something in the question is coordinated outside a name ("… for beginners and
+    why?", "In Paris, Berlin, and Rome, …"); "Who wrote Pride and Prejudice?" is one title."""
+    named = {t.i for entity in doc.ents for t in entity}
+    return any(t.dep_ in ("cc", "conj") and t.i not in named for t in doc)
+
+
+def asks_for_a_thing(doc: Doc, embed: Embed) -> bool:
+    """The question opens by asking for one thing, clearly more than for an explanation.
+    Its question word must come before its main verb: "Is there a method for bidders who
+    have …?" asks yes or no, its "who" opens a relative clause. A question that
+    coordinates asks for more than one."""
+    asking = _asking_word(doc)
+    if asking is None or asking.i > asking.sent.root.i or _coordinates(doc):
+        return False
+    scores = _type_scores(doc, embed)
+    if scores is None:
+        return False
+    best = max((name for name in scores if name != NO_SINGLE_THING), key=lambda name: scores[name])
+    return scores[best] - scores[NO_SINGLE_THING] >= THING_MARGIN
