@@ -497,6 +497,16 @@ def test_a_demonstrative_that_names_the_subject_again_is_replaced_by_it(embed):
     assert any("this scooter" in t for t in texts), texts  # a singular does not stand for a plural
 
 
+def test_a_short_question_of_what_something_is_keeps_its_place_in_the_plan(embed):
+    structure, texts = plan_of("What is Kafka, why do teams use it, and what are the alternatives?", embed)
+    assert_questions(texts)
+    assert len(structure.facets) == 3
+    assert "Kafka" in structure.facets[0].text and "teams" not in structure.facets[0].text
+    # a short question whose verb says more than "is" is not rewritten as "what is known"
+    causes = understand("What causes inflation, and how do central banks fight it?", embed)
+    assert not any(f.text == "What is known about inflation?" for f in causes.facets)
+
+
 def test_a_verb_with_its_own_auxiliary_is_a_coordinated_statement_of_its_own(embed):
     # "has been linked" is a finite verb although "linked" is a participle
     _, texts = plan_of("Air pollution can trigger asthma attacks and has been linked to the onset "

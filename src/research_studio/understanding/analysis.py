@@ -355,10 +355,23 @@ def _asked_pieces(text: str, segment: Span, referent: str, templates: dict,
     too_short = len(phrase.split()) < MIN_QUESTION_WORDS  # "What is MVCC?" in a list about X
     if referent and referent.lower() not in phrase.lower() and (parts.bridging(segment) or too_short):
         phrase += templates["topic_suffix"].format(topic=referent)
+    elif too_short and (asked_about := _named_thing(segment)):
+        # "What is CRISPR, how does it work, …": the short question is about its own subject
+        phrase = templates["phrase_facet"].format(facet=asked_about)
     members = parts.listed_nouns(segment) if split else []
     if len(members) < 2 or len(members) > 5:
         return (_distributed(text, segment, referent) or [phrase]) if split else [phrase]
     return group_around(text, segment, members).questions()
+
+
+def _named_thing(segment: Span) -> str:
+    """What a question that only asks what something is names ("CRISPR" in "What is
+    CRISPR"): its last noun phrase that is not its question word. Empty when its main verb
+    says more than "is" ("What causes inflation" asks for causes) or it names nothing."""
+    if segment.root.pos_ != "AUX":
+        return ""
+    chunks = [c for c in segment.noun_chunks if c.root.tag_ not in ("WP", "WDT", "WP$")]
+    return chunks[-1].text if chunks else ""
 
 
 def _distributed(text: str, segment: Span, referent: str) -> list[str]:
