@@ -507,6 +507,18 @@ def test_a_short_question_of_what_something_is_keeps_its_place_in_the_plan(embed
     assert not any(f.text == "What is known about inflation?" for f in causes.facets)
 
 
+def test_actions_listed_after_an_infinitive_are_asked_apart_not_chained(embed):
+    # "book" is read as a noun and "to renew …" as a relative clause by the small parser
+    question = ("What is the procedure to renew a passport, book an appointment at the embassy, "
+                "and pay the fee online?")
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert_questions(texts)
+    assert_asked_apart(texts, ["renew a passport", "book an appointment", "pay the fee"])
+    # an infinitive that describes the thing asked about is still a hop
+    assert understand("Who directed the first film to win the Palme d'Or?", embed).kind == K.CHAIN
+
+
 def test_a_verb_with_its_own_auxiliary_is_a_coordinated_statement_of_its_own(embed):
     # "has been linked" is a finite verb although "linked" is a participle
     _, texts = plan_of("Air pollution can trigger asthma attacks and has been linked to the onset "

@@ -119,6 +119,11 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         return _comparison(text, doc, pair, segments, common)
     if len(facets) >= 2:
         return QuestionStructure(kind=K.MULTI_FACETED, facets=facets, topic=topic, **common)
+    listed = serial_questions(text, segments[0], topic) if nested is not None and one_question \
+        and segments else []
+    if listed:  # "the procedure to renew X, book Y, and pay Z": a list of actions, not a chain
+        return QuestionStructure(kind=K.MULTI_FACETED, topic=topic, **common, facets=[
+            Facet(text=_as_question(q), source=segments[0].text) for q in listed])
     if nested is not None:
         return QuestionStructure(kind=K.CHAIN, clauses=nested.clauses, anchor=nested.anchor,
                                  asked_kind=nested.asked_kind,

@@ -37,6 +37,8 @@ def _opening(token: Token) -> str | None:
         return "noun"
     if token.pos_ == "VERB":
         return verb_form(token)
+    if token.pos_ == "NOUN" and any(c.dep_ == "dobj" for c in token.children):
+        return "finite"  # a "noun" with a direct object is a verb ("…, book an appointment, …")
     if token.pos_ in _NOUN_OPENERS or (token.pos_ == "PRON" and token.tag_ == "PRP$"):
         return "noun"
     return None
@@ -140,7 +142,10 @@ def _first_member(lead: Span, kind: str, pieces: list[Span], introduced: bool,
     lead = doc[(colons[-1] + 1 if colons else lead.start):lead.end]  # "three things: A, B, and C"
     if introduced:
         return lead
-    openers = [t for t in lead if _opening(t) == kind and (kind != "noun" or _starts_phrase(t))]
+    # "to apply for X, book Y, and get Z": one "to" opens every bare infinitive of the list
+    shared_to = kind == "finite" and all(p[0].tag_ in ("VB", "NN") for p in pieces)
+    openers = [t for t in lead if (_opening(t) == kind or (shared_to and _opening(t) == "to"))
+               and (kind != "noun" or _starts_phrase(t))]
     if not openers:
         return None
     if kind != "noun":
