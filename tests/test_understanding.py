@@ -519,6 +519,18 @@ def test_actions_listed_after_an_infinitive_are_asked_apart_not_chained(embed):
     assert understand("Who directed the first film to win the Palme d'Or?", embed).kind == K.CHAIN
 
 
+def test_each_action_of_a_list_is_asked_with_its_pronoun_resolved(embed):
+    structure, texts = plan_of("What's the process to create a tag, sign it with a key, and push it "
+                               "to a server?", embed)
+    assert_questions(texts)
+    # "it" is the thing the action before made, not the process asked about
+    assert_asked_apart(texts, ["create a tag", "sign a tag with a key", "push a tag to a server"])
+    # a verb the tagger reads as an adverb ("back it up") is still an action of the list
+    structure, texts = plan_of("How do I install Redis, configure it for persistence, and back it up "
+                               "every night?", embed)
+    assert_asked_apart(texts, ["install Redis", "configure Redis for persistence", "back Redis up"])
+
+
 def test_a_verb_with_its_own_auxiliary_is_a_coordinated_statement_of_its_own(embed):
     # "has been linked" is a finite verb although "linked" is a participle
     _, texts = plan_of("Air pollution can trigger asthma attacks and has been linked to the onset "

@@ -26,6 +26,8 @@ MAX_SERIAL = 5
 # What may open a member that is a noun phrase: a determiner, possessive, number,
 # adjective or the noun itself (Universal POS tags).
 _NOUN_OPENERS = ("DET", "NOUN", "PROPN", "ADJ", "NUM")
+# Verb forms no "to" can open (Penn tags: past, third person, participles).
+_INFLECTED = ("VBD", "VBZ", "VBN", "VBG")
 
 
 def _opening(token: Token) -> str | None:
@@ -37,8 +39,10 @@ def _opening(token: Token) -> str | None:
         return "noun"
     if token.pos_ == "VERB":
         return verb_form(token)
-    if token.pos_ == "NOUN" and any(c.dep_ == "dobj" for c in token.children):
-        return "finite"  # a "noun" with a direct object is a verb ("…, book an appointment, …")
+    if token.pos_ != "AUX" and any(c.dep_ == "dobj" for c in token.children):
+        # a word with a direct object is a verb whatever its tag ("…, book an appointment,
+        # …", "back it up")
+        return "finite"
     if token.pos_ in _NOUN_OPENERS or (token.pos_ == "PRON" and token.tag_ == "PRP$"):
         return "noun"
     return None
@@ -87,8 +91,10 @@ def serial_members(span: Span, owners: bool = False) -> list[Span]:
     if first is None:
         return []
     members = [first, *pieces]
+    # every member names something: a noun, or an object whatever its tag ("push it to a
+    # remote", "remote" read as an adjective)
     if not MIN_SERIAL <= len(members) <= MAX_SERIAL or not all(
-            any(t.pos_ in ("NOUN", "PROPN") for t in m) for m in members):
+            any(t.pos_ in ("NOUN", "PROPN") or t.dep_ in ("dobj", "pobj") for t in m) for m in members):
         return []
     # (after a label the list is all the rest, whatever the parse hangs on what)
     return [] if kind == "noun" and not introduced and _runs_on(members) else members
@@ -143,7 +149,7 @@ def _first_member(lead: Span, kind: str, pieces: list[Span], introduced: bool,
     if introduced:
         return lead
     # "to apply for X, book Y, and get Z": one "to" opens every bare infinitive of the list
-    shared_to = kind == "finite" and all(p[0].tag_ in ("VB", "NN") for p in pieces)
+    shared_to = kind == "finite" and not any(p[0].tag_ in _INFLECTED for p in pieces)
     openers = [t for t in lead if (_opening(t) == kind or (shared_to and _opening(t) == "to"))
                and (kind != "noun" or _starts_phrase(t))]
     if not openers:
@@ -189,7 +195,23 @@ def serial_questions(text: str, span: Span, referent: str = "") -> list[str]:
     if not members:
         return []
     prefix = text[span.start_char:members[0].start_char]
-    return [prefix + resolve_pronouns(text, member, referent) for member in members]
+    questions = []
+    for member in members:
+        questions.append(prefix + resolve_pronouns(text, member, referent))
+        # "create a branch, push it to a remote, …": an action's "it" is the thing the
+        # action before it made or handled
+        referent = _object_phrase(member) or referent
+    return questions
+
+
+def _object_phrase(member: Span) -> str:
+    """A verb member's direct object with the words before it ("a branch"); empty for a
+    noun member or one without an object naming something."""
+    if _opening(member[0]) in (None, "noun"):
+        return ""
+    obj = next((t for t in member if t.dep_ == "dobj" and t.head == member[0]
+                and t.pos_ in ("NOUN", "PROPN")), None)
+    return member.doc[obj.left_edge.i:obj.i + 1].text if obj is not None else ""
 
 
 def _starts_phrase(token: Token) -> bool:
