@@ -515,6 +515,12 @@ def test_actions_listed_after_an_infinitive_are_asked_apart_not_chained(embed):
     assert structure.kind == K.MULTI_FACETED
     assert_questions(texts)
     assert_asked_apart(texts, ["renew a passport", "book an appointment", "pay the fee"])
+    # an instruction of that shape asks what is known about each
+    structure, texts = plan_of("Describe the steps to register a company, open a business bank account, "
+                               "and hire the first employee.", embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert_questions(texts)
+    assert_asked_apart(texts, ["register a company", "open a business bank account", "hire the first employee"])
     # an infinitive that describes the thing asked about is still a hop
     assert understand("Who directed the first film to win the Palme d'Or?", embed).kind == K.CHAIN
 

@@ -119,11 +119,11 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         return _comparison(text, doc, pair, segments, common)
     if len(facets) >= 2:
         return QuestionStructure(kind=K.MULTI_FACETED, facets=facets, topic=topic, **common)
-    listed = serial_questions(text, segments[0], topic) if nested is not None and one_question \
-        and segments else []
+    listed = _listed_actions(text, segments[0], topic, one_question) \
+        if nested is not None and len(sentences) == 1 and segments else []
     if listed:  # "the procedure to renew X, book Y, and pay Z": a list of actions, not a chain
         return QuestionStructure(kind=K.MULTI_FACETED, topic=topic, **common, facets=[
-            Facet(text=_as_question(q), source=segments[0].text) for q in listed])
+            Facet(text=q, source=segments[0].text) for q in listed])
     if nested is not None:
         return QuestionStructure(kind=K.CHAIN, clauses=nested.clauses, anchor=nested.anchor,
                                  asked_kind=nested.asked_kind,
@@ -152,6 +152,23 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         kind = K.OPEN
     reason = parts.asked_reason(text, doc) if kind == K.CAUSAL else ""
     return QuestionStructure(kind=kind, topic=topic, reason_for=reason, **common)
+
+
+def _listed_actions(text: str, segment: Span, topic: str, asks: bool) -> list[str]:
+    """One question per member of a comma list of actions that shares its opening ("What
+    is the procedure to renew X, book Y, and pay Z?"); an instruction's opening verb is
+    the asker's ("Explain the steps to A, B, and C" asks what is known about the steps to
+    each). Empty without such a list, or for an instruction that does not open with its
+    verb."""
+    listed = serial_questions(text, segment, topic)
+    if asks or not listed:
+        return [_as_question(q) for q in listed]
+    verb = segment[0]
+    if verb != segment.root or verb.pos_ != "VERB":
+        return []
+    cut = verb.idx + len(verb.text) - segment.start_char
+    template = load_data("offline_plan")["multi_faceted"]["phrase_facet"]
+    return [template.format(facet=q[cut:].strip()) for q in listed]
 
 
 def _compared(group: list, intent: str | None) -> bool:
