@@ -3,7 +3,8 @@
 from research_studio.config import ResearchConfig
 from research_studio.graph.nodes.execute import Retrieved
 from research_studio.graph.nodes.findings import extractive_findings
-from research_studio.understanding.statements import states_something
+from research_studio.graph.nodes.write import Citations, extractive_summary
+from research_studio.understanding.statements import stands_alone, states_something
 
 
 def test_statements_have_a_verb():
@@ -37,3 +38,28 @@ def test_a_finding_passes_over_a_title_for_the_next_sentence_that_states_somethi
     assert [f["text"] for f in found] == [
         "Context managers are usually entered by the with statement.",
         "A context manager is an object that defines the runtime context of a with statement."]
+
+
+def test_a_quote_that_lost_its_subject_to_the_line_before_does_not_stand_alone():
+    texts = ["will create a new branch based at the current HEAD position, and switch to it.",
+             "is used to list the remotes you track.",
+             "Run git gc to pack the repository.",  # an imperative has no subject and stands
+             "The remote to push to may be overridden per branch."]
+    assert stands_alone(texts) == [False, False, True, True]
+
+
+def test_the_answer_paragraph_opens_each_section_with_a_claim_that_stands_alone():
+    def claim(claim_id: str, text: str) -> dict:
+        return {"claim_id": claim_id, "text": text, "source_ids": [f"kb:git:{claim_id}"],
+                "status": "verified"}
+
+    sources = {f"kb:git:{i}": {"source_id": f"kb:git:{i}", "kind": "kb", "title": "Git manual",
+                               "text": "", "start": 0, "end": 0} for i in ("c1", "c2", "c3")}
+    first = claim("c1", "will create a new branch based at the current HEAD position.")
+    second = claim("c2", "The switch command with -c creates a branch and checks it out.")
+    other = claim("c3", "A remote-tracking branch records where a remote branch was.")
+    text = extractive_summary([({"sub_question_id": "sq_001"}, [first, second]),
+                               ({"sub_question_id": "sq_002"}, [other])],
+                              Citations(sources), lambda claim, chosen: False)
+    assert "will create" not in text
+    assert text.index("The switch command") < text.index("A remote-tracking branch")

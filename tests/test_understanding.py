@@ -223,7 +223,8 @@ def test_a_single_fact_is_simple(embed, question):
 # "fall" read as history or causes); what the asking words ask for does not
 @pytest.mark.parametrize("question", ["Who founded the Wikimedia Foundation?", "Who invented the telephone?",
                                       "Which company makes the Raspberry Pi?",
-                                      "What year did the Berlin Wall fall?", "When did the Apollo program end?"])
+                                      "What year did the Berlin Wall fall?",
+                                      "When did the Apollo program end?"])
 def test_a_question_asking_for_one_thing_is_a_single_fact(embed, question):
     structure = understand(question, embed)
     assert structure.kind == K.SINGLE_FACT and structure.is_simple
@@ -520,20 +521,21 @@ def test_actions_listed_after_an_infinitive_are_asked_apart_not_chained(embed):
                                "and hire the first employee.", embed)
     assert structure.kind == K.MULTI_FACETED
     assert_questions(texts)
-    assert_asked_apart(texts, ["register a company", "open a business bank account", "hire the first employee"])
+    assert_asked_apart(texts, ["register a company", "open a business bank account",
+                               "hire the first employee"])
     # an infinitive that describes the thing asked about is still a hop
     assert understand("Who directed the first film to win the Palme d'Or?", embed).kind == K.CHAIN
 
 
 def test_each_action_of_a_list_is_asked_with_its_pronoun_resolved(embed):
-    structure, texts = plan_of("What's the process to create a tag, sign it with a key, and push it "
-                               "to a server?", embed)
+    _, texts = plan_of("What's the process to create a tag, sign it with a key, and push it "
+                       "to a server?", embed)
     assert_questions(texts)
     # "it" is the thing the action before made, not the process asked about
     assert_asked_apart(texts, ["create a tag", "sign a tag with a key", "push a tag to a server"])
     # a verb the tagger reads as an adverb ("back it up") is still an action of the list
-    structure, texts = plan_of("How do I install Redis, configure it for persistence, and back it up "
-                               "every night?", embed)
+    _, texts = plan_of("How do I install Redis, configure it for persistence, and back it up "
+                       "every night?", embed)
     assert_asked_apart(texts, ["install Redis", "configure Redis for persistence", "back Redis up"])
 
 

@@ -33,6 +33,7 @@ from research_studio.graph.relevance import bridged_claims, claim_relevance, rel
 from research_studio.graph.text_analysis import content_terms, sentences, similar_text, term_overlap
 from research_studio.state import MARKERS, Claim, ResearchState, Source
 from research_studio.understanding.references import may_refer_to
+from research_studio.understanding.statements import stands_alone
 
 # the report's title is the question, cut at a word boundary beyond this length; a longer
 # question (a research brief of several sentences) is quoted whole below the title
@@ -180,16 +181,20 @@ def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: C
                        answer: ShortAnswer | None = None) -> str:
     """Meta-synthesis without a capable model: the claim each section's selection ranked
     first, in priority order, joined into one paragraph (integrated: a claim that states
-    what one chosen before states is passed over). A short answer leads, in bold, with
-    the claim it comes from."""
+    what one chosen before states is passed over, and one that lacks the subject its
+    source gave it on the line before yields to the next). A short answer leads, in bold,
+    with the claim it comes from."""
     chosen: list[Claim] = []
     if answer is not None:
         chosen += [c for _, claims in shown_by_sq for c in claims if c["claim_id"] == answer.claim_id][:1]
+    alone = dict(zip((c["claim_id"] for _, claims in shown_by_sq for c in claims),
+                     stands_alone([c["text"] for _, claims in shown_by_sq for c in claims]), strict=True))
     for _, claims in shown_by_sq:
-        for claim in claims:
-            if not same_statement(claim, chosen):
-                chosen.append(claim)
-                break
+        # a claim the reader can take without its source's preceding line leads
+        fresh = [c for c in claims if not same_statement(c, chosen)]
+        lead = next((c for c in fresh if alone[c["claim_id"]]), fresh[0] if fresh else None)
+        if lead is not None:
+            chosen.append(lead)
     text = " ".join(f"{claim_text(c, citations.sources)} {MARKERS[c['status']]}"
                     f"{citations.cite(c['source_ids'])}" for c in chosen)
     return f"**{_clean(answer.text)}** — {text}" if answer is not None and chosen else text
