@@ -224,7 +224,8 @@ def test_a_single_fact_is_simple(embed, question):
 @pytest.mark.parametrize("question", ["Who founded the Wikimedia Foundation?", "Who invented the telephone?",
                                       "Which company makes the Raspberry Pi?",
                                       "What year did the Berlin Wall fall?",
-                                      "When did the Apollo program end?"])
+                                      "When did the Apollo program end?",
+                                      "What port does the Redis server listen on by default?"])
 def test_a_question_asking_for_one_thing_is_a_single_fact(embed, question):
     structure = understand(question, embed)
     assert structure.kind == K.SINGLE_FACT and structure.is_simple

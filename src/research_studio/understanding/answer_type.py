@@ -19,8 +19,8 @@ NO_SINGLE_THING = "explanation"
 _QUESTION_TAGS = ("WDT", "WP", "WRB", "WP$")  # Penn tags of question words
 # A question asks for a thing when its asking words are closer to a thing's exemplars
 # than to the explanations' by this much. Held out one at a time, the exemplar file's own
-# explanation questions score at most -0.04, and 36 of its 42 thing questions more than
-# +0.10 (two of the six below are "What is the …", whose asking words alone say nothing);
+# explanation questions score at most +0.03, and 35 of its 43 thing questions more than
+# +0.10 (two of the eight below are "What is the …", whose asking words alone say nothing);
 # a "how" about change ("How has remote work changed cities?") scores +0.02. A thing
 # question missed is researched from several angles (slower, still answered); an
 # explanation taken for a thing is researched flat and loses its angles, so the margin
