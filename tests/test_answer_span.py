@@ -50,6 +50,13 @@ def test_short_answer_is_the_new_entity_of_the_asked_type_in_the_most_relevant_c
     assert bridged is None
 
 
+def test_the_answer_comes_from_a_sentence_that_names_the_asked_noun():
+    claims = [claim("c1", "Up to three standby servers can connect to the server at once."),
+              claim("c2", "The server listens on port 5432 unless configured otherwise.")]
+    answer = short_answer("What port does the server listen on?", [], claims, {"c1": 0.8, "c2": 0.6}, EMBED)
+    assert answer is not None and answer.text == "5432" and answer.claim_id == "c2"
+
+
 def test_no_short_answer_for_a_question_that_asks_for_no_single_thing():
     claims = [claim("c1", "Python's garbage collector was added by Neil Schemenauer in 2000.")]
     assert short_answer("How does garbage collection reclaim cyclic references?", [], claims,

@@ -20,7 +20,7 @@ from spacy.tokens import Doc
 from research_studio.eval.metrics import normalize_answer
 from research_studio.prompts import load_data
 from research_studio.state import Claim
-from research_studio.understanding.answer_type import asked_type
+from research_studio.understanding.answer_type import asked_noun, asked_type
 from research_studio.understanding.exemplars import Embed
 from research_studio.understanding.parser import parse, parse_batch
 
@@ -70,10 +70,16 @@ def short_answer(question: str, asked_texts: Sequence[str], claims: Sequence[Cla
     ranked = sorted(claims, key=lambda c: -relevance.get(c["claim_id"], 0.0))
     # the whole pipeline: the parser's sentence boundaries shape the entities of run-on text
     docs = parse_batch([c["text"] for c in ranked])
-    for claim, doc in zip(ranked, docs, strict=True):
-        for entity in doc.ents if doc is not None else ():
-            if entity.label_ in labels and not _named_in(entity.text, asked):
-                # "Nelson Rockefeller's": the possessive ending is not part of the name
-                words = entity[:-1] if len(entity) > 1 and entity[-1].tag_ == "POS" else entity
-                return ShortAnswer(words.text, answer_type, claim["claim_id"])
-    return None
+    found = [(claim, entity) for claim, doc in zip(ranked, docs, strict=True)
+             for entity in (doc.ents if doc is not None else ())
+             if entity.label_ in labels and not _named_in(entity.text, asked)]
+    if not found:
+        return None
+    noun = asked_noun(question_doc)
+    # "What port …?": the claim that names a port ("listens on port … 9418") before a more
+    # relevant one whose number is something else ("one of these directories")
+    claim, entity = next((pair for pair in found if noun is not None and any(
+        t.lemma_.lower() == noun.lemma_.lower() for t in pair[1].sent)), found[0])
+    # "Nelson Rockefeller's": the possessive ending is not part of the name
+    words = entity[:-1] if len(entity) > 1 and entity[-1].tag_ == "POS" else entity
+    return ShortAnswer(words.text, answer_type, claim["claim_id"])

@@ -32,6 +32,18 @@ def _asking_word(doc: Doc) -> Token | None:
     return next((t for t in doc if t.tag_ in _QUESTION_TAGS), None)
 
 
+def asked_noun(doc: Doc | None) -> Token | None:
+    """The noun the question word determines ("port" in "What port does …", "county" in
+    "Which county …"); None when it asks with a verb ("Who founded", "How many")."""
+    asking = _asking_word(doc) if doc is not None else None
+    if asking is None:
+        return None
+    if asking.head.pos_ in ("NOUN", "PROPN") and asking.head.i > asking.i:
+        return asking.head
+    following = doc[asking.i + 1] if asking.i + 1 < len(doc) else None
+    return following if following is not None and following.pos_ in ("NOUN", "PROPN") else None
+
+
 def asked_phrase(doc: Doc | None) -> str | None:
     """The words that say what is asked: the question word with the noun it determines
     ("What year", "Which county") or the verb it hangs from ("Who married", "When is").
