@@ -76,8 +76,8 @@ def short_answer(question: str, asked_texts: Sequence[str], claims: Sequence[Cla
     if not found:
         return None
     noun = asked_noun(question_doc)
-    # "What port …?": the claim that names a port ("listens on port … 9418") before a more
-    # relevant one whose number is something else ("one of these directories")
+    # "What port …?": the claim that names a port ("listens on port 5432") before a more
+    # relevant one whose number counts something else ("up to three standby servers")
     claim, entity = next((pair for pair in found if noun is not None and any(
         t.lemma_.lower() == noun.lemma_.lower() for t in pair[1].sent)), found[0])
     # "Nelson Rockefeller's": the possessive ending is not part of the name

@@ -52,17 +52,13 @@ def asked_phrase(doc: Doc | None) -> str | None:
     None without a question word (a yes/no question or an instruction asks for no thing)
     and for a question that does not parse as English (``doc`` None): its asking words are
     unknown."""
-    if doc is None:
-        return None
-    asking = _asking_word(doc)
+    asking = _asking_word(doc) if doc is not None else None
     if asking is None:
         return None
+    noun = asked_noun(doc)
+    if noun is not None:
+        return doc[asking.i:noun.i + 1].text
     head = asking.head
-    if head.pos_ in ("NOUN", "PROPN") and head.i > asking.i:
-        return doc[asking.i:head.i + 1].text
-    following = doc[asking.i + 1] if asking.i + 1 < len(doc) else None
-    if following is not None and following.pos_ in ("NOUN", "PROPN"):
-        return doc[asking.i:asking.i + 2].text
     return f"{asking.text} {head.text}" if head.i > asking.i else asking.text
 
 
