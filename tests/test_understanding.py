@@ -61,6 +61,15 @@ def test_a_comparison_gets_one_sub_question_per_item(embed, question, items):
         assert any(all(item in t for item in items) for t in texts)
 
 
+def test_an_item_the_parser_cuts_in_two_stays_whole(embed):
+    # "git" read as the verb's object and as a member of its own before "cherry-pick"
+    structure = understand("Compare git merge, git rebase and git cherry-pick for combining work", embed)
+    assert structure.items == ["git merge", "git rebase", "git cherry-pick"]
+    # a noun the member hangs from names what the items are, it is not part of one
+    assert understand("Do the bands Blur and Oasis both come from England?", embed).items \
+        == ["Blur", "Oasis"]
+
+
 def test_a_comparing_question_is_asked_itself_beside_each_item(embed):
     question = "Which film is newer, The Apple Dumpling Gang or Heavyweights?"
     structure, texts = plan_of(question, embed)

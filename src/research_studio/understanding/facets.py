@@ -143,6 +143,11 @@ def _listed(members: list[Token], determiners: bool) -> list[Token]:
     for member in members[1:]:
         start = min(t.i for t in _left_phrase(member))
         between = member.doc[kept[-1].i + 1:start]
+        if not len(between) and len(kept) > 1:
+            # nothing separates them: one member the parser cut in two ("… and git
+            # cherry-pick" read as "git" and "cherry-pick"); its phrase takes both
+            kept[-1] = member
+            continue
         if any(t.pos_ not in ("PUNCT", "CCONJ")
                and not (determiners and t.head == member and t.dep_ in ("det", "poss"))
                for t in between):
@@ -153,8 +158,20 @@ def _listed(members: list[Token], determiners: bool) -> list[Token]:
 
 def member_phrases(text: str, members: list[Token]) -> list[str]:
     """Each member with its own modifiers; a head noun that the last member shares
-    ("B-tree, GIN and BRIN indexes") is not repeated on the others."""
-    return [text_of(text, _left_phrase(m)) for m in members]
+    ("B-tree, GIN and BRIN indexes") is not repeated on the others. A member also takes
+    the nouns written right before its phrase that the parse hung elsewhere ("Compare git
+    merge, …": "git" read as the verb's object, "merge" as another word)."""
+    phrases = [_left_phrase(m) for m in members]
+    taken = {t.i for phrase in phrases for t in phrase}
+    for member, phrase in zip(members, phrases, strict=True):
+        first = min(t.i for t in phrase)
+        # not a noun the member hangs from ("the drinks Gibson and …" names what they are)
+        while first > 0 and (before := member.doc[first - 1]).i not in taken \
+                and before.pos_ in ("NOUN", "PROPN", "ADJ") and before not in member.ancestors:
+            phrase.append(before)
+            taken.add(before.i)
+            first -= 1
+    return [text_of(text, phrase) for phrase in phrases]
 
 
 def contrasted_pair(doc: Doc) -> list[Token]:
