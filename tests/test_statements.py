@@ -4,6 +4,7 @@ from research_studio.config import ResearchConfig
 from research_studio.graph.nodes.execute import Retrieved
 from research_studio.graph.nodes.findings import extractive_findings
 from research_studio.graph.nodes.write import Citations, extractive_summary
+from research_studio.understanding.parser import parse, parse_batch
 from research_studio.understanding.statements import stands_alone, states_something
 
 
@@ -45,7 +46,7 @@ def test_a_quote_that_lost_its_subject_to_the_line_before_does_not_stand_alone()
              "is used to list the remotes you track.",
              "Run git gc to pack the repository.",  # an imperative has no subject and stands
              "The remote to push to may be overridden per branch."]
-    assert stands_alone(texts) == [False, False, True, True]
+    assert [stands_alone(doc) for doc in parse_batch(texts)] == [False, False, True, True]
 
 
 def test_the_answer_paragraph_opens_each_section_with_a_claim_that_stands_alone():
@@ -60,6 +61,7 @@ def test_the_answer_paragraph_opens_each_section_with_a_claim_that_stands_alone(
     other = claim("c3", "A remote-tracking branch records where a remote branch was.")
     text = extractive_summary([({"sub_question_id": "sq_001"}, [first, second]),
                                ({"sub_question_id": "sq_002"}, [other])],
-                              Citations(sources), lambda claim, chosen: False)
+                              Citations(sources), lambda claim, chosen: False,
+                              lambda claim: stands_alone(parse(claim["text"])))
     assert "will create" not in text
     assert text.index("The switch command") < text.index("A remote-tracking branch")

@@ -12,7 +12,7 @@ question.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from spacy.tokens import Doc
@@ -40,6 +40,12 @@ def entity_labels(answer_type: str) -> set[str]:
     return set(load_data("answer_types")["labels"][answer_type])
 
 
+def parse_claims(claims: Sequence[Claim]) -> dict[str, Doc | None]:
+    """Each claim's parse by its id, through the whole pipeline in one batch (the writer
+    parses the claims it shows once, for the short answer and for the answer paragraph)."""
+    return dict(zip((c["claim_id"] for c in claims), parse_batch([c["text"] for c in claims]), strict=True))
+
+
 def _named_in(name: str, asked: str) -> bool:
     """Whether the question or plan already names this entity (the answer is new)."""
     words = normalize_answer(name)
@@ -55,10 +61,12 @@ def offers_alternatives(doc: Doc | None) -> bool:
 
 
 def short_answer(question: str, asked_texts: Sequence[str], claims: Sequence[Claim],
-                 relevance: dict[str, float], embed: Embed) -> ShortAnswer | None:
+                 relevance: dict[str, float], embed: Embed,
+                 parsed: Mapping[str, Doc | None] | None = None) -> ShortAnswer | None:
     """The entity that answers ``question`` from ``claims`` (most relevant first), or None
     when the question asks for no single thing, offers its own alternatives, or no claim
-    names an entity of its type."""
+    names an entity of its type. ``parsed``: the claims' parses by id, when the caller has
+    them (``parse_claims``)."""
     question_doc = parse(question)
     if question_doc is None or offers_alternatives(question_doc) or not claims:
         return None
@@ -68,11 +76,10 @@ def short_answer(question: str, asked_texts: Sequence[str], claims: Sequence[Cla
         return None
     asked = " ".join(normalize_answer(text) for text in [question, *asked_texts])
     ranked = sorted(claims, key=lambda c: -relevance.get(c["claim_id"], 0.0))
-    # the whole pipeline: the parser's sentence boundaries shape the entities of run-on text
-    docs = parse_batch([c["text"] for c in ranked])
-    found = [(claim, entity) for claim, doc in zip(ranked, docs, strict=True)
-             for entity in (doc.ents if doc is not None else ())
-             if entity.label_ in labels and not _named_in(entity.text, asked)]
+    if parsed is None:  # the whole pipeline: its sentence boundaries shape the entities of run-on text
+        parsed = parse_claims(ranked)
+    found = [(claim, entity) for claim in ranked if (doc := parsed[claim["claim_id"]]) is not None
+             for entity in doc.ents if entity.label_ in labels and not _named_in(entity.text, asked)]
     if not found:
         return None
     noun = asked_noun(question_doc)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from spacy.tokens import Doc
+
 from research_studio.understanding.parser import TAGS_ONLY, parse_batch, reads_as_english
 
 _VERB_POS = ("VERB", "AUX")
@@ -36,16 +38,12 @@ def states_something(texts: Sequence[str]) -> list[bool]:
 _SUBJECTS = ("nsubj", "nsubjpass", "csubj", "csubjpass", "expl")
 
 
-def stands_alone(texts: Sequence[str]) -> list[bool]:
-    """Per text: its first sentence does not lack the subject its verb needs. A quote cut
-    after a code line ("will create a new branch based at the current HEAD …", whose
+def stands_alone(doc: Doc | None) -> bool:
+    """The parsed text's first sentence does not lack the subject its verb needs. A quote
+    cut after a code line ("will create a new branch based at the current HEAD …", whose
     subject was the command above it) has a verb with an auxiliary and no subject; an
     imperative ("Run git gc") has neither and stands. True when the text cannot be judged."""
-    docs = parse_batch(list(texts))
-    judged = []
-    for doc in docs:
-        root = next(iter(doc.sents)).root if doc is not None and len(doc) else None
-        judged.append(root is None or not (
-            root.pos_ in _VERB_POS and any(c.dep_ in ("aux", "auxpass") for c in root.children)
-            and not any(c.dep_ in _SUBJECTS for c in root.children)))
-    return judged
+    root = next(iter(doc.sents)).root if doc is not None and len(doc) else None
+    return root is None or not (
+        root.pos_ in _VERB_POS and any(c.dep_ in ("aux", "auxpass") for c in root.children)
+        and not any(c.dep_ in _SUBJECTS for c in root.children))

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from langgraph.runtime import Runtime
 
 from research_studio.config import ResearchConfig
-from research_studio.graph.answer_span import ShortAnswer, short_answer
+from research_studio.graph.answer_span import ShortAnswer, parse_claims, short_answer
 from research_studio.graph.claim_check import Statement, check_statements
 from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, quote_untrusted, research_query
@@ -178,6 +178,7 @@ def answer_order(shown: list[Claim], relevance: dict[str, float]) -> list[Claim]
 
 def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: Citations,
                        same_statement: Callable[[Claim, list[Claim]], bool],
+                       reads_alone: Callable[[Claim], bool],
                        answer: ShortAnswer | None = None) -> str:
     """Meta-synthesis without a capable model: the claim each section's selection ranked
     first, in priority order, joined into one paragraph (integrated: a claim that states
@@ -187,12 +188,10 @@ def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: C
     chosen: list[Claim] = []
     if answer is not None:
         chosen += [c for _, claims in shown_by_sq for c in claims if c["claim_id"] == answer.claim_id][:1]
-    alone = dict(zip((c["claim_id"] for _, claims in shown_by_sq for c in claims),
-                     stands_alone([c["text"] for _, claims in shown_by_sq for c in claims]), strict=True))
     for _, claims in shown_by_sq:
         # a claim the reader can take without its source's preceding line leads
         fresh = [c for c in claims if not same_statement(c, chosen)]
-        lead = next((c for c in fresh if alone[c["claim_id"]]), fresh[0] if fresh else None)
+        lead = next((c for c in fresh if reads_alone(c)), fresh[0] if fresh else None)
         if lead is not None:
             chosen.append(lead)
     text = " ".join(f"{claim_text(c, citations.sources)} {MARKERS[c['status']]}"
@@ -259,13 +258,17 @@ class OfflineSummary:
     """Without a capable model: the short answer, then each section's first claim."""
 
     async def write(self, deps: ResearchDeps, given: SummaryInput) -> Summary:
+        parsed = parse_claims(given.listed)  # once, for the short answer and the paragraph
         answer = short_answer(given.question, given.asked, given.listed, given.relevance,
-                              deps.embeddings.embed_array)
+                              deps.embeddings.embed_array, parsed)
         def same_statement(claim: Claim, chosen: list[Claim]) -> bool:
             return restates([claim], chosen, given.same_statement)[0]
 
+        def whole(claim: Claim) -> bool:
+            return stands_alone(parsed[claim["claim_id"]])
+
         return Summary(extractive_summary(given.shown_by_sq, given.citations, same_statement,
-                                          answer), "extractive", answer)
+                                          whole, answer), "extractive", answer)
 
 
 class ModelSummary:
