@@ -392,7 +392,7 @@ def _named_thing(segment: Span) -> str:
     says more than "is" ("What causes inflation" asks for causes) or it names nothing."""
     if segment.root.pos_ != "AUX":
         return ""
-    chunks = [c for c in segment.noun_chunks if c.root.tag_ not in ("WP", "WDT", "WP$")]
+    chunks = [c for c in segment.noun_chunks if c.root.tag_ not in parts.WH_TAGS]
     return chunks[-1].text if chunks else ""
 
 

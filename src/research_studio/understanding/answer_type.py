@@ -13,10 +13,10 @@ from __future__ import annotations
 from spacy.tokens import Doc, Token
 
 from research_studio.understanding.exemplars import Embed, exemplar_scores
+from research_studio.understanding.facets import WH_TAGS
 from research_studio.understanding.parser import parse
 
 NO_SINGLE_THING = "explanation"
-_QUESTION_TAGS = ("WDT", "WP", "WRB", "WP$")  # Penn tags of question words
 # A question asks for a thing when its asking words are closer to a thing's exemplars
 # than to the explanations' by this much. Held out one at a time, the exemplar file's own
 # explanation questions score at most +0.03, and 35 of its 43 thing questions more than
@@ -29,7 +29,7 @@ THING_MARGIN = 0.10
 
 
 def _asking_word(doc: Doc) -> Token | None:
-    return next((t for t in doc if t.tag_ in _QUESTION_TAGS), None)
+    return next((t for t in doc if t.tag_ in WH_TAGS), None)
 
 
 def asked_noun(doc: Doc | None) -> Token | None:

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc, Span, Token
 
-_RELATIVE_TAGS = ("WDT", "WP", "WRB", "WP$")
+from research_studio.understanding.facets import WH_TAGS
+
 _NOUN_MODIFIERS = ("det", "amod", "compound", "poss", "nummod", "case", "nmod", "punct", "advmod")
 
 
@@ -47,7 +48,7 @@ def _phrase_before(doc: Doc, index: int) -> tuple[Span | None, int]:
     """The noun phrase that ends just before token ``index`` (across a comma or the
     preposition of "in which"), and the token where the marker starts."""
     start = index
-    if start > 0 and doc[start - 1].pos_ == "ADP" and doc[index].tag_ in _RELATIVE_TAGS:
+    if start > 0 and doc[start - 1].pos_ == "ADP" and doc[index].tag_ in WH_TAGS:
         start -= 1
     if start > 0 and doc[start - 1].text == ",":
         start -= 1
@@ -62,14 +63,14 @@ def _phrase_before(doc: Doc, index: int) -> tuple[Span | None, int]:
 
 def _modifies(token: Token, start: int, end: int) -> bool:
     """A modifier inside the noun phrase that spans tokens ``start``…``end``."""
-    return (token.dep_ in _NOUN_MODIFIERS and token.tag_ not in _RELATIVE_TAGS
+    return (token.dep_ in _NOUN_MODIFIERS and token.tag_ not in WH_TAGS
             and start <= token.head.i <= end)
 
 
 def _opens_relative(token: Token) -> bool:
     """A relative word by its tag, or the first word of a relative clause whatever the
     tagger called it ("the river that/IN Orlam clans crossed")."""
-    if token.tag_ in _RELATIVE_TAGS:
+    if token.tag_ in WH_TAGS:
         # a capitalised one opens a title ("How I Met Your Mother"); "what artist" asks
         return token.text[:1].islower() and token.dep_ != "det"
     return any(t.dep_ == "relcl" and min(s.i for s in t.subtree) == token.i
@@ -88,7 +89,7 @@ def _markers(doc: Doc) -> list[_Marker]:
         if phrase is None or not _definite(phrase):
             continue
         if relative:  # a relative word is dropped; a clause with none keeps its first word
-            pronoun = token.tag_ in _RELATIVE_TAGS or token.pos_ in ("PRON", "SCONJ")
+            pronoun = token.tag_ in WH_TAGS or token.pos_ in ("PRON", "SCONJ")
             end = token.idx + len(token.text) if pronoun else token.idx
             relatives.append(_Marker(doc[start].idx if pronoun else token.idx, end, phrase))
         elif phrase.root.pos_ == "NOUN" and not _holds_question_word(doc, token):
@@ -103,7 +104,7 @@ def relative_openers(doc: Doc) -> set[int]:
 
 def _holds_question_word(doc: Doc, token: Token) -> bool:
     """The participle's clause asks the question ("… the actor playing which role?")."""
-    return any(t.tag_ in _RELATIVE_TAGS for t in doc[token.i:])
+    return any(t.tag_ in WH_TAGS for t in doc[token.i:])
 
 
 def chain(doc: Doc, text: str) -> Chain | None:

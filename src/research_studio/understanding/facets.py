@@ -19,7 +19,7 @@ from research_studio.knowledge.lexical import tokenize
 from research_studio.understanding.names import names_in_doc
 from research_studio.understanding.parser import parse_batch
 
-WH_TAGS = ("WP", "WDT", "WRB", "WP$")
+WH_TAGS = ("WP", "WDT", "WRB", "WP$")  # Penn tags of wh-words: question and relative words
 # the most words a label before a colon has ("Research Topic:", "Objective:", "Scope and aims:")
 MAX_LABEL_WORDS = 4
 _NOMINAL = ("NOUN", "PROPN")
