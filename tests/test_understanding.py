@@ -552,6 +552,35 @@ def test_each_action_of_a_list_is_asked_with_its_pronoun_resolved(embed):
     assert_asked_apart(texts, ["install Redis", "configure Redis for persistence", "back Redis up"])
 
 
+def test_a_list_without_a_comma_before_its_conjunction_is_a_list(embed):
+    # actions, where the tagger reads the first object as a verb ("install nginx")
+    _, texts = plan_of("How do I install nginx, configure it as a reverse proxy and reload it "
+                       "without downtime?", embed)
+    assert_questions(texts)
+    assert_asked_apart(texts, ["install nginx", "configure nginx as a reverse proxy",
+                               "reload nginx without downtime"])
+    # actions in a "how to" phrase typed without a question mark
+    _, texts = plan_of("how to create a cron job, test it and check its output in syslog", embed)
+    assert_questions(texts)
+    assert_asked_apart(texts, ["create a cron job", "test a cron job", "output of a cron job in syslog"])
+    # the same asked of several places
+    _, texts = plan_of("How much does a one-bedroom flat cost in Lisbon, Porto and Faro?", embed)
+    assert_questions(texts)
+    assert_asked_apart(texts, ["Lisbon", "Porto", "Faro"])
+
+
+@pytest.mark.parametrize("question", [
+    "Which river is longer, the Danube or the Rhine?",
+    "Who painted more portraits, Rembrandt or Vermeer?",
+])
+def test_answers_offered_after_a_question_are_not_a_list_with_its_object(embed, question):
+    structure = understand(question, embed)
+    texts = [f.text for f in structure.facets]
+    asked_alone = ("Which river is longer?", "Who painted more portraits?")
+    assert not any(t.startswith(asked_alone) for t in texts), texts
+    assert not any(t.rstrip("?") in ("the Danube", "Rembrandt") for t in texts), texts
+
+
 def test_a_verb_with_its_own_auxiliary_is_a_coordinated_statement_of_its_own(embed):
     # "has been linked" is a finite verb although "linked" is a participle
     _, texts = plan_of("Air pollution can trigger asthma attacks and has been linked to the onset "

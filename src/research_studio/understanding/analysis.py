@@ -277,9 +277,11 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
                       for q in _asked_pieces(text, segment, referent, templates, split=not item)]
             continue
         if parts.embedded_question(segment):  # "(a) how backups work" → what is known about it
-            phrase = parts.clean_phrase(parts.resolve_pronouns(text, segment, referent))
-            asked.append(Facet(text=templates["phrase_facet"].format(
-                facet=_anchored(phrase, referent, templates)), source=segment.text))
+            # one per action it lists ("how to write X, enable it at boot and view its logs")
+            listed = [] if item else serial_questions(text, segment, referent)
+            for phrase in listed or [parts.resolve_pronouns(text, segment, referent)]:
+                asked.append(Facet(text=templates["phrase_facet"].format(
+                    facet=_anchored(parts.clean_phrase(phrase), referent, templates)), source=segment.text))
             continue
         whole = item or _serial_object(segment, writing)
         for unit in [segment] if whole else parts.coordinated_units(segment):

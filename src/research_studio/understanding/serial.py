@@ -17,7 +17,7 @@ import itertools
 
 from spacy.tokens import Span, Token
 
-from research_studio.understanding.facets import LIST_INTRODUCERS, resolve_pronouns, verb_form
+from research_studio.understanding.facets import LIST_INTRODUCERS, WH_TAGS, resolve_pronouns, verb_form
 
 # A serial list has at least three members (two are "A and B", which the parse reads);
 # more than five is a list of examples, researched as a whole (as in ``distribute``).
@@ -34,8 +34,10 @@ def _opening(token: Token) -> str | None:
     """How a member opens: "noun", a verb's form (``verb_form``: "to", "participle",
     "finite"), or None."""
     # a gerund phrase is nominal ("hiring implications"), and so is a word that modifies a
-    # noun whatever its tag ("restore times", "risk classification")
-    if token.tag_ == "VBG" or token.dep_ in ("compound", "amod", "nmod"):
+    # noun or is a verb's object whatever its tag ("restore times", "risk classification",
+    # "install nginx")
+    if token.tag_ == "VBG" or token.dep_ in ("compound", "amod", "nmod") or (
+            token.dep_ == "dobj" and token.pos_ == "VERB"):
         return "noun"
     if token.pos_ == "VERB":
         return verb_form(token)
@@ -78,17 +80,26 @@ def serial_members(span: Span, owners: bool = False) -> list[Span]:
     question asks of each (in a brief's "correlations between A, B, and C" it relates them
     to one another, and only "of" is read so, in ``distribute``)."""
     commas = _top_level_commas(span)
-    if len(commas) < MIN_SERIAL - 1:
+    if not commas:
         return []
     doc = span.doc
     # a list after a colon or dash (in the span, or just before it: "Focus areas: A, B, C")
     introduced = any(t.text in LIST_INTRODUCERS for t in doc[max(span.start - 1, 0):commas[0]])
-    pieces = _pieces_after(span, commas, introduced)
+    pieces, joint = _pieces_after(span, commas, introduced)
+    if len(pieces) < MIN_SERIAL - 1:
+        return []
     kind = _common_opening(pieces, introduced)
     if kind is None:
         return []
     first = _first_member(doc[span.start:commas[0]], kind, pieces, introduced, owners)
     if first is None:
+        return []
+    # a question that opens with its question word and ends "…, A or B?" offers A and B as
+    # its answers ("Which band has more members, A or B?", "Who was the first to …, A or
+    # B?"), not as more members of a list that began before the comma; the parser
+    # coordinates them all alike. Actions are read from the commas alone.
+    if joint is not None and joint.lower_ == "or" and kind == "noun" and not introduced \
+            and any(_opens_a_question(t) for t in doc[span.start:first.end]):
         return []
     members = [first, *pieces]
     # every member names something: a noun, or an object whatever its tag ("push it to a
@@ -100,10 +111,11 @@ def serial_members(span: Span, owners: bool = False) -> list[Span]:
     return [] if kind == "noun" and not introduced and _runs_on(members) else members
 
 
-def _pieces_after(span: Span, commas: list[int], introduced: bool) -> list[Span]:
+def _pieces_after(span: Span, commas: list[int], introduced: bool) -> tuple[list[Span], Token | None]:
     """The pieces between the commas and after the last one, the last without its
     conjunction; empty when a piece is empty or the last has no conjunction (which only
-    a list after a label may leave out: "Focus areas: A, B, C, D.")."""
+    a list after a label may leave out: "Focus areas: A, B, C, D."). With them, the
+    conjunction that alone joins the last two pieces ("A, B and C"), if it does."""
     doc = span.doc
     pieces: list[Span] = []
     for start, stop in itertools.pairwise([*commas, span.end]):
@@ -111,14 +123,20 @@ def _pieces_after(span: Span, commas: list[int], introduced: bool) -> list[Span]
         while len(piece) and (piece[-1].is_punct or piece[-1].is_space):
             piece = piece[:-1]
         if not len(piece):
-            return []
+            return [], None
         pieces.append(piece)
     last = pieces[-1]
+    # the conjunction opens the last piece ("A, B, and C"), or is inside it where the list
+    # has no comma before it ("A, B and C": the pieces must then still open alike)
+    joint = next((t for t in reversed(last) if t.pos_ == "CCONJ" and t.i > last.start), None)
     if last[0].pos_ == "CCONJ" and len(last) >= 2:
         pieces[-1] = last[1:]
+    elif joint is not None and joint.i + 1 < last.end:
+        pieces[-1:] = [doc[last.start:joint.i], doc[joint.i + 1:last.end]]
+        return pieces, joint
     elif not introduced:
-        return []
-    return pieces
+        return [], None
+    return pieces, None
 
 
 def _common_opening(pieces: list[Span], introduced: bool = False) -> str | None:
@@ -171,6 +189,12 @@ def _first_member(lead: Span, kind: str, pieces: list[Span], introduced: bool,
     return first
 
 
+def _opens_a_question(token: Token) -> bool:
+    """The token is a question word that opens its question, after a preposition at most
+    ("Who …", "In which …")."""
+    return token.tag_ in WH_TAGS and all(t.pos_ == "ADP" for t in token.doc[token.sent.start:token.i])
+
+
 def _runs_on(members: list[Span]) -> bool:
     """A noun list that does not end where the span ends: its last member holds a clause
     of the words before the list ("…, and C to examine Y": the purpose belongs to the
@@ -210,7 +234,7 @@ def _object_phrase(member: Span) -> str:
     if _opening(member[0]) in (None, "noun"):
         return ""
     obj = next((t for t in member if t.dep_ == "dobj" and t.head == member[0]
-                and t.pos_ in ("NOUN", "PROPN")), None)
+                and (t.pos_ in ("NOUN", "PROPN") or _opening(t) == "noun")), None)
     return member.doc[obj.left_edge.i:obj.i + 1].text if obj is not None else ""
 
 
