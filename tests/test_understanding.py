@@ -691,6 +691,10 @@ def test_a_question_typed_without_its_question_mark_is_still_a_question(embed):
     structure = understand("how can cities reduce traffic congestion and improve air quality", embed)
     assert [f.text for f in structure.facets] == ["How can cities reduce traffic congestion?",
                                                   "How can cities improve air quality?"]
+    # the auxiliary right after the question word asks, wherever the parser hangs it (here
+    # on "vim", read as a verb): not "What is known about where do vim …?"
+    structure = understand("where do vim, emacs and nano keep their config files", embed)
+    assert structure.research_question == "Where do vim, emacs and nano keep their config files?"
 
 
 @pytest.mark.parametrize(("question", "items"), [

@@ -377,6 +377,8 @@ def embedded_question(span: Span) -> bool:
     infinitive verb or no auxiliary; and the sentence does not end with a question mark."""
     if span[0].tag_ not in WH_TAGS or span.sent[-1].text == "?":
         return False
+    if len(span) > 1 and span[1].pos_ == "AUX":  # "where do …", "how does …": inverted, asked
+        return False
     root = span.root
     subjects = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass", "expl")]
     if not subjects:  # "how to recycle panels"; "how solar panels age" read as a noun phrase
