@@ -581,6 +581,29 @@ def test_answers_offered_after_a_question_are_not_a_list_with_its_object(embed, 
     assert not any(t.rstrip("?") in ("the Danube", "Rembrandt") for t in texts), texts
 
 
+@pytest.mark.parametrize(("question", "heading", "other"), [
+    ("Describe the Linux page cache — how it decides what to evict, what fills it and how "
+     "cgroups limit it.", "the Linux page cache", "cgroups"),
+    ("Explain the JVM garbage collector - when it runs, what it pauses and how G1 tunes it",
+     "the JVM garbage collector", "G1"),
+])
+def test_the_pronouns_after_a_heading_stand_for_it(embed, question, heading, other):
+    structure, texts = plan_of(question, embed)
+    assert structure.topic == heading
+    assert_questions(texts)
+    assert sum(heading in t for t in texts) >= 3, texts
+    assert not any(f"{other} decides" in t or f"{other} runs" in t for t in texts), texts
+
+
+def test_a_list_of_embedded_questions_after_a_label_is_asked_one_by_one(embed):
+    structure, texts = plan_of("rsync: what it copies by default, how it detects changed files, "
+                               "and how to resume an interrupted transfer", embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert_questions(texts)
+    assert_asked_apart(texts, ["what rsync copies by default", "how rsync detects changed files",
+                               "how to resume an interrupted transfer"])
+
+
 def test_a_verb_with_its_own_auxiliary_is_a_coordinated_statement_of_its_own(embed):
     # "has been linked" is a finite verb although "linked" is a participle
     _, texts = plan_of("Air pollution can trigger asthma attacks and has been linked to the onset "

@@ -31,7 +31,7 @@ from research_studio.understanding.lists import ListItem, list_items
 from research_studio.understanding.parser import parse
 from research_studio.understanding.serial import serial_members, serial_questions
 from research_studio.understanding.structure import Facet, QuestionKind, QuestionStructure
-from research_studio.understanding.subject import ranked_subjects
+from research_studio.understanding.subject import heading_subject, ranked_subjects
 
 K = QuestionKind
 # The encoder's reading must beat the runner-up by this much to override structure that
@@ -84,7 +84,8 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     # a brief or an instruction is about the phrase the whole text means most; a question's
     # topic is its first clause's subject
     subjects = ranked_subjects(text, doc, embed) if embed is not None and not one_question else []
-    subject = subjects[0] if subjects else ""
+    # a heading asked about with pronouns ("git reflog: what it records, …") is the subject
+    subject = heading_subject(text, doc) or (subjects[0] if subjects else "")
     topic = subject or parts.topic(text, doc)
     pieces = _pieces(text, segments, items)
     # a list's parts are asked about the subject its lead-in names, or about nothing

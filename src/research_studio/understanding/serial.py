@@ -17,7 +17,14 @@ import itertools
 
 from spacy.tokens import Span, Token
 
-from research_studio.understanding.facets import LIST_INTRODUCERS, WH_TAGS, resolve_pronouns, verb_form
+from research_studio.prompts import load_data
+from research_studio.understanding.facets import (
+    LIST_INTRODUCERS,
+    WH_TAGS,
+    embedded_question,
+    resolve_pronouns,
+    verb_form,
+)
 
 # A serial list has at least three members (two are "A and B", which the parse reads);
 # more than five is a list of examples, researched as a whole (as in ``distribute``).
@@ -32,7 +39,10 @@ _INFLECTED = ("VBD", "VBZ", "VBN", "VBG")
 
 def _opening(token: Token) -> str | None:
     """How a member opens: "noun", a verb's form (``verb_form``: "to", "participle",
-    "finite"), or None."""
+    "finite"), "question" (a question word: "what it records, how long entries are kept,
+    and how to use it"), or None."""
+    if token.tag_ in WH_TAGS and token.dep_ != "det":  # "which bands" opens a noun phrase
+        return "question"
     # a gerund phrase is nominal ("hiring implications"), and so is a word that modifies a
     # noun or is a verb's object whatever its tag ("restore times", "risk classification",
     # "install nginx")
@@ -219,9 +229,13 @@ def serial_questions(text: str, span: Span, referent: str = "") -> list[str]:
     if not members:
         return []
     prefix = text[span.start_char:members[0].start_char]
+    asked_about = load_data("offline_plan")["multi_faceted"]["phrase_facet"]
     questions = []
     for member in members:
-        questions.append(prefix + resolve_pronouns(text, member, referent))
+        question = prefix + resolve_pronouns(text, member, referent)
+        if not prefix and embedded_question(member):  # "what it records, …" is asked about
+            question = asked_about.format(facet=question)
+        questions.append(question)
         # "create a branch, push it to a remote, …": an action's "it" is the thing the
         # action before it made or handled
         referent = _object_phrase(member) or referent

@@ -13,7 +13,15 @@ import numpy as np
 from spacy.tokens import Doc, Span
 
 from research_studio.understanding.exemplars import Embed
-from research_studio.understanding.facets import clean_phrase, noun_phrase, personal
+from research_studio.understanding.facets import (
+    LIST_INTRODUCERS,
+    MAX_LABEL_WORDS,
+    WH_TAGS,
+    clean_phrase,
+    noun_phrase,
+    personal,
+    text_of,
+)
 from research_studio.understanding.kinds import writing_flags
 from research_studio.understanding.lists import marker_offsets
 
@@ -28,6 +36,32 @@ def _introductory(chunk: Span) -> bool:
     product manager, conduct …"): it tells who asks or when, not what to research."""
     root = chunk.sent.root
     return any(t.text == "," and chunk.end <= t.i < root.i for t in chunk.sent)
+
+
+def heading_subject(text: str, doc: Doc) -> str:
+    """The phrase a text opens with and sets off by a colon or a dash before asking about
+    it with a pronoun ("git reflog: what it records, …", "Describe the build cache — how
+    it decides …"): what the pronouns stand for, whatever else the text names ("how
+    BuildKit changes things"). The object of an opening instruction, or the whole
+    heading when it is a label's length; empty otherwise."""
+    sentence = next(iter(doc.sents))
+    mark = next((t for t in sentence if t.text in LIST_INTRODUCERS or (
+        t.text == "-" and t.whitespace_ and t.i > 0 and doc[t.i - 1].whitespace_)), None)
+    if mark is None or mark.i == sentence.start:
+        return ""
+    after = doc[mark.i + 1:sentence.end]
+    if not any(t.tag_ in ("PRP", "PRP$") and t.morph.get("Person") == ["3"] for t in after):
+        return ""
+    heading = doc[sentence.start:mark.i]
+    opening = heading[0]
+    if opening.tag_ == "VB":  # "Describe X — …": the instruction's object
+        objects = [c for c in opening.children if c.dep_ == "dobj" and c.i < mark.i]
+        heading = doc[objects[0].left_edge.i:mark.i] if objects else heading[:0]
+    words = [t for t in heading if t.is_alpha]
+    if not 0 < len(words) <= MAX_LABEL_WORDS or personal(heading) or not any(
+            t.pos_ in ("NOUN", "PROPN") for t in heading) or any(t.tag_ in WH_TAGS for t in heading):
+        return ""
+    return clean_phrase(text_of(text, list(heading)))
 
 
 def _candidates(text: str, doc: Doc) -> list[tuple[str, str]]:
