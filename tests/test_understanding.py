@@ -5,12 +5,13 @@ ordinary research questions, none taken from the evaluation files."""
 import json
 
 import pytest
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 from spacy.vocab import Vocab
 
 from research_studio.graph.text_analysis import content_terms, hop_terms
 from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
 from research_studio.understanding import QuestionKind, QuestionStructure, decompose, understand
+from research_studio.understanding.answer_type import asked_noun, asks_for_a_thing
 from research_studio.understanding.facets import coordinated_units, introduces, plural, positions
 from research_studio.understanding.parser import parse
 
@@ -244,9 +245,26 @@ def test_a_question_asking_for_one_thing_is_a_single_fact(embed, question):
     "How has remote work changed city centres?",  # asks how: an explanation
     "Which languages are easiest to learn and why?",  # two things asked
     "Is there a standard way to rank bidders who have private values?",  # "who" opens a relative clause
+    # asks how, with a verb the tagger reads as a noun ("evolve")
+    "How did web frameworks evolve from CGI scripts to serverless functions?",
 ])
 def test_a_question_that_asks_more_than_one_thing_is_no_single_fact(embed, question):
     assert understand(question, embed).kind != K.SINGLE_FACT
+
+
+def test_a_comma_list_the_recogniser_took_as_one_name_is_still_a_list(embed):
+    doc = parse("What default port do Postgres, Memcached and RabbitMQ listen on?")
+    assert doc is not None
+    assert asks_for_a_thing(doc, embed) is False
+    names = doc[4:9]  # "Postgres, Memcached and RabbitMQ", as the small recogniser may take it
+    doc.ents = [Span(doc, names.start, names.end, label="ORG")]
+    assert asks_for_a_thing(doc, embed) is False
+
+
+def test_the_asked_noun_is_the_head_of_the_words_after_the_question_word():
+    noun = asked_noun(parse("In which Ubuntu release did Wayland become the default session?"))
+    assert noun is not None and noun.text == "release"
+    assert asked_noun(parse("How did web frameworks evolve from CGI scripts?")) is None
 
 
 def test_names_come_from_the_parser(embed):

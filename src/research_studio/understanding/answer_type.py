@@ -36,12 +36,20 @@ def asked_noun(doc: Doc | None) -> Token | None:
     """The noun the question word determines ("port" in "What port does …", "county" in
     "Which county …"); None when it asks with a verb ("Who founded", "How many")."""
     asking = _asking_word(doc) if doc is not None else None
-    if asking is None:
+    # only a question word that can determine a noun does ("How did packaging evolve" asks
+    # with a verb the tagger read as a noun)
+    if asking is None or asking.tag_ == "WRB":
         return None
     if asking.head.pos_ in ("NOUN", "PROPN") and asking.head.i > asking.i:
         return asking.head
     following = doc[asking.i + 1] if asking.i + 1 < len(doc) else None
-    return following if following is not None and following.pos_ in ("NOUN", "PROPN") else None
+    if following is None or following.pos_ not in ("NOUN", "PROPN"):
+        return None
+    # "which Python release": the noun the words after the question word modify
+    while following.dep_ in ("compound", "amod") and following.head.i > following.i \
+            and following.head.pos_ in ("NOUN", "PROPN"):
+        following = following.head
+    return following
 
 
 def asked_phrase(doc: Doc | None) -> str | None:
@@ -81,8 +89,10 @@ def asked_type(question: str | Doc | None, embed: Embed) -> str:
 
 def _coordinates(doc: Doc) -> bool:
     """Something in the question is coordinated outside a name ("… for beginners and
-    why?", "In Paris, Berlin, and Rome, …"); "Who wrote Pride and Prejudice?" is one title."""
-    named = {t.i for entity in doc.ents for t in entity}
+    why?", "In Paris, Berlin, and Rome, …"); "Who wrote Pride and Prejudice?" is one title,
+    while a name with commas in it is a list the recogniser took whole ("Redis, Memcached
+    and MongoDB")."""
+    named = {t.i for entity in doc.ents if not any(t.text == "," for t in entity) for t in entity}
     return any(t.dep_ in ("cc", "conj") and t.i not in named for t in doc)
 
 
