@@ -989,6 +989,13 @@ def test_a_preposition_after_a_verb_sets_nothing_against_its_subject(embed, ques
     assert understand(question, embed).kind is not QuestionKind.COMPARISON
 
 
+def test_what_is_written_as_code_is_one_name(embed):
+    structure = understand("What's the difference between `git stash`, `git worktree` and `git switch -c` "
+                           "for juggling unfinished work?", embed)
+    assert structure.kind is QuestionKind.COMPARISON
+    assert structure.items == ["`git stash`", "`git worktree`", "`git switch -c`"]
+
+
 def test_a_list_of_commands_of_one_program_is_english(embed):
     # one function word among seven words: the program's name recurs in every item
     structure = understand("Compare podman run, podman exec and podman attach", embed)

@@ -113,6 +113,28 @@ def _lowered(text: str, tokens: Sequence) -> str:
     return "".join(chars)
 
 
+def _with_code_as_names(nlp: Language, text: str) -> Doc:
+    """The text through the pipeline with what is written as code between backticks
+    ("`git reset --hard`") made one token with its backticks before tagging and parsing,
+    and tagged a proper noun: it names one command, option or identifier, whatever words
+    and punctuation it holds (apart from the backticks, as quotation marks, the parser
+    loses the coordination of "`A`, `B` and `C`"). Offsets are unchanged."""
+    doc = nlp.make_doc(text)
+    ticks = [t.i for t in doc if t.text == "`"]
+    pairs = zip(ticks[::2], ticks[1::2], strict=False)
+    spans = [doc[start:end + 1] for start, end in pairs if end > start + 1]
+    if spans:
+        with doc.retokenize() as retokenizer:
+            for span in spans:
+                retokenizer.merge(span)
+    for _, component in nlp.pipeline:
+        doc = component(doc)
+    for span in spans:
+        token = doc[span.start - sum(len(s) - 1 for s in spans if s.start < span.start)]
+        token.tag_, token.pos_ = "NNP", "PROPN"
+    return doc
+
+
 def parse(text: str, judge_language: bool = True) -> Doc | None:
     """The parse of an English text; None when it is not English or cannot be parsed.
 
@@ -130,14 +152,15 @@ def parse(text: str, judge_language: bool = True) -> Doc | None:
     if text.rstrip()[-1:].isalnum():  # the tagger reads a closing unknown word as punctuation
         text += "."
     try:
-        doc = nlp(text)
+        doc = _with_code_as_names(nlp, text)
         openers = [t for t in doc if t.text[:1].isupper() and not t.tag_.startswith("VB")
                    and (t.is_sent_start or (t.i and doc[t.i - 1].text == ":"))]
         if openers:
-            alternative = nlp(_lowered(text, openers))
+            alternative = _with_code_as_names(nlp, _lowered(text, openers))
             verbs = [t for t in openers if alternative[t.i].tag_ == "VB"]
             if verbs:
-                doc = alternative if len(verbs) == len(openers) else nlp(_lowered(text, verbs))
+                doc = alternative if len(verbs) == len(openers) \
+                    else _with_code_as_names(nlp, _lowered(text, verbs))
     except Exception as exc:  # a parser fault must not end the research
         log.warning("could not parse %r: %s", text[:80], exc)
         return None
