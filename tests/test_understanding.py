@@ -989,6 +989,13 @@ def test_a_preposition_after_a_verb_sets_nothing_against_its_subject(embed, ques
     assert understand(question, embed).kind is not QuestionKind.COMPARISON
 
 
+@pytest.mark.parametrize("question", ["nginx rate limiting config", "helm chart vs kustomize overlay"])
+def test_a_terse_query_with_no_function_words_of_any_language_is_english(embed, question):
+    structure, texts = plan_of(question, embed)
+    assert structure.english is True
+    assert all(t.endswith("?") for t in texts), texts
+
+
 def test_what_is_written_as_code_is_one_name(embed):
     structure = understand("What's the difference between `git stash`, `git worktree` and `git switch -c` "
                            "for juggling unfinished work?", embed)

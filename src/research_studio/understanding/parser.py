@@ -100,10 +100,15 @@ def reads_as_english(doc: Doc, min_share: float = MIN_ENGLISH_FUNCTION_SHARE) ->
     lowered = [t.lower_ for t in counted if t.is_stop]
     lowered += sorted({t.lower_ for t in counted if not t.is_stop})
     english = sum(t.is_stop for t in counted)
-    if english == 0:
-        return False
     other = max((sum(w in stops for w in lowered) for stops in _other_stop_words().values()), default=0)
-    return english > other or (english == other and english / len(lowered) >= min_share)
+    if english != other:
+        return english > other
+    # as many of another language's as of English (often none: "default redis port",
+    # "kubernetes Deployment vs StatefulSet"): enough English function words, or nothing
+    # but the unaccented letters English is written in ("Klimawandel: Ursachen, Folgen,
+    # Lösungen" has none of either, and "ö")
+    return (english > 0 and english / len(lowered) >= min_share) or all(
+        character.isascii() for token in words for character in token.text)
 
 
 def _lowered(text: str, tokens: Sequence) -> str:
