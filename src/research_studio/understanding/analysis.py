@@ -367,10 +367,15 @@ def _whole_question(text: str) -> str:
 def _research_question(text: str, by_segment: list[Parts]) -> str:
     """The text as one whole question, for a plan's "the question itself", when it is not
     one question already: its first question or instruction, as a question ("Write a paper
-    on X, considering Y" → "What is known about X, considering Y?"); the text as it stands
-    when it has neither."""
+    on X, considering Y" → "What is known about X, considering Y?"); with neither, what is
+    known about the text ("nginx rate limiting config"), or the text as it stands when it
+    ends as a question or a sentence."""
     whole = [f for asked, _ in by_segment for f in _whole(asked)]
-    return whole[0].text if whole else text
+    if whole:
+        return whole[0].text
+    if text.rstrip()[-1:] in "?.!":
+        return text
+    return load_data("offline_plan")["multi_faceted"]["phrase_facet"].format(facet=text.strip())
 
 
 def _asked_pieces(text: str, segment: Span, referent: str, templates: dict,
