@@ -570,6 +570,16 @@ def test_each_action_of_a_list_is_asked_with_its_pronoun_resolved(embed):
     assert_asked_apart(texts, ["install Redis", "configure Redis for persistence", "back Redis up"])
 
 
+def test_a_coordinated_action_s_pronoun_is_what_the_action_before_handled(embed):
+    _, texts = plan_of("How do I install Docker, create a volume, and inspect its contents?", embed)
+    assert "How do I inspect the contents of a volume?" in texts, texts
+    _, texts = plan_of("How do I clone a repository and list its branches?", embed)
+    assert "How do I list the branches of a repository?" in texts, texts
+    # unless what the question is about says more about the same thing
+    _, texts = plan_of("How to set up replication in PostgreSQL and monitor its lag?", embed)
+    assert "How to monitor the lag of replication in PostgreSQL?" in texts, texts
+
+
 def test_a_list_without_a_comma_before_its_conjunction_is_a_list(embed):
     # actions, where the tagger reads the first object as a verb ("install nginx")
     _, texts = plan_of("How do I install nginx, configure it as a reverse proxy and reload it "

@@ -22,7 +22,7 @@ from research_studio.understanding.facets import (
     text_of,
     verb_form,
 )
-from research_studio.understanding.serial import serial_members
+from research_studio.understanding.serial import next_referent, serial_members
 
 # A question is split over at most this many members: a longer enumeration is a list of
 # examples ("such as A, B, C, D, E, F …"), asked about as a whole.
@@ -219,6 +219,10 @@ def per_action(text: str, span: Span, referent: str = "") -> list[str]:
         if not _passive(verb) and any(not any(t.pos_ in ("NOUN", "PROPN") for t in w) for w in words):
             return []
         prefix = text[span.start_char:verb.idx]
-        return [prefix + resolve_pronouns(text, span.doc[w[0].i:w[-1].i + 1], referent)
-                for w in words]
+        questions = []
+        for w in words:
+            action = span.doc[w[0].i:w[-1].i + 1]
+            questions.append(prefix + resolve_pronouns(text, action, referent))
+            referent = next_referent(action, referent)  # "create a tag, sign it …"
+        return questions
     return []

@@ -17,6 +17,7 @@ import itertools
 
 from spacy.tokens import Span, Token
 
+from research_studio.knowledge.lexical import tokenize
 from research_studio.prompts import load_data
 from research_studio.understanding.facets import (
     LIST_INTRODUCERS,
@@ -236,13 +237,22 @@ def serial_questions(text: str, span: Span, referent: str = "") -> list[str]:
         if not prefix and embedded_question(member):  # "what it records, …" is asked about
             question = asked_about.format(facet=question)
         questions.append(question)
-        # "create a branch, push it to a remote, …": an action's "it" is the thing the
-        # action before it made or handled
-        referent = _object_phrase(member) or referent
+        referent = next_referent(member, referent)
     return questions
 
 
-def _object_phrase(member: Span) -> str:
+def next_referent(action: Span, referent: str) -> str:
+    """What an "it" in the action after ``action`` stands for: the thing the action made
+    or handled ("create a branch, push it to a remote"), unless the referent so far says
+    more about that same thing ("replication in PostgreSQL" for "set up replication")."""
+    handled = object_phrase(action)
+    if not handled:
+        return referent
+    said = set(tokenize(referent))
+    return referent if set(tokenize(handled)) < said else handled
+
+
+def object_phrase(member: Span) -> str:
     """A verb member's direct object with the words before it ("a branch"); empty for a
     noun member or one without an object naming something."""
     if _opening(member[0]) in (None, "noun"):
