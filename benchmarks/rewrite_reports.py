@@ -42,6 +42,7 @@ from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.domain_synthesis import synthesize_all
 from research_studio.graph.nodes.trust import trust_engine
 from research_studio.graph.nodes.write import write_node
+from research_studio.understanding import understand
 
 
 class ExtractiveOnly:
@@ -61,9 +62,11 @@ def rewrite(run_file: Path, deps: ResearchDeps, resynthesize: bool = False,
     claims = [{k: v for k, v in c.items() if k != "sids"} for c in result["claims"]]
     findings = [f for sq in result["sub_questions"] for f in sq.get("findings", [])]
     sub_questions = [{k: v for k, v in sq.items() if k != "findings"} for sq in result["sub_questions"]]
+    # the question's structure, as the analysis stores it (a saved result does not keep it)
+    structure = understand(result.get("clarified_query") or result["query"], deps.embeddings.embed_array)
     state = {"query": result["query"], "sub_questions": sub_questions, "claims": claims,
              "sources": sources, "mode": result["mode"], "config": config, "fact_sheets": [],
-             "knowledge_gaps": [], "findings": findings}
+             "knowledge_gaps": [], "findings": findings, "question_structure": structure.to_dict()}
     if resynthesize:
         sheets, _, _ = synthesize_all(state, deps.similarity)
         state["fact_sheets"] = sheets

@@ -87,6 +87,11 @@ def test_offline_report_leads_with_the_short_answer_and_the_claim_it_comes_from(
     assert answer.startswith("**William Shakespeare** — Hamlet was written by William Shakespeare")
     assert answer.endswith("[S1]")
     assert update["short_answer"] == {"text": "William Shakespeare", "type": "person", "claim_id": "c1"}
+    # a plan that compares named items gives no entity answer (the structure analyze stored)
+    state["question_structure"] = {"kind": "comparison", "items": ["Hamlet", "Macbeth"]}
+    update = asyncio.run(write_node(state, SimpleNamespace(context=deps)))
+    assert update["short_answer"] is None
+    assert not update["report_markdown"].split("## Answer\n\n", 1)[1].startswith("**")
 
 
 @pytest.mark.parametrize("question", [
@@ -96,6 +101,15 @@ def test_offline_report_leads_with_the_short_answer_and_the_claim_it_comes_from(
 def test_no_entity_answer_for_yes_no_questions_or_questions_that_offer_the_choice(question):
     claims = [claim("c1", "Heavyweights is a 1995 film directed by Steven Brill in Minnesota.")]
     assert short_answer(question, [], claims, {"c1": 0.6}, EMBED) is None
+
+
+def test_no_entity_answer_when_the_plan_compares_named_items():
+    # "Which one …?" of two things set against each other by "vs": the answer is one of
+    # them, decided by comparing the evidence, never an entity a claim happens to name
+    question = "Vim vs Emacs: which one do kernel developers use?"
+    claims = [claim("c1", "Ingo Molnar, a Linux kernel developer, uses it during the merge window.")]
+    assert short_answer(question, [], claims, {"c1": 0.7}, EMBED) is not None
+    assert short_answer(question, [], claims, {"c1": 0.7}, EMBED, compares=True) is None
 
 
 def test_a_possessive_ending_is_not_part_of_the_answer():

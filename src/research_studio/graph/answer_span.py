@@ -62,13 +62,15 @@ def offers_alternatives(doc: Doc | None) -> bool:
 
 def short_answer(question: str, asked_texts: Sequence[str], claims: Sequence[Claim],
                  relevance: dict[str, float], embed: Embed,
-                 parsed: Mapping[str, Doc | None] | None = None) -> ShortAnswer | None:
+                 parsed: Mapping[str, Doc | None] | None = None,
+                 compares: bool = False) -> ShortAnswer | None:
     """The entity that answers ``question`` from ``claims`` (most relevant first), or None
-    when the question asks for no single thing, offers its own alternatives, or no claim
+    when the question asks for no single thing, offers its own alternatives (``compares``:
+    its plan compares named items, "git merge vs git rebase: which one …?"), or no claim
     names an entity of its type. ``parsed``: the claims' parses by id, when the caller has
     them (``parse_claims``)."""
     question_doc = parse(question)
-    if question_doc is None or offers_alternatives(question_doc) or not claims:
+    if question_doc is None or compares or offers_alternatives(question_doc) or not claims:
         return None
     answer_type = asked_type(question_doc, embed)
     labels = entity_labels(answer_type)
