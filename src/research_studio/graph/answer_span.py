@@ -22,6 +22,7 @@ from research_studio.prompts import load_data
 from research_studio.state import Claim
 from research_studio.understanding.answer_type import asked_noun, asked_type
 from research_studio.understanding.exemplars import Embed
+from research_studio.understanding.facets import disjunction
 from research_studio.understanding.parser import parse, parse_batch
 
 
@@ -56,7 +57,7 @@ def offers_alternatives(doc: Doc | None) -> bool:
     """"Which is higher, A or B?": names joined by the disjunction in the parse. Its answer
     is one of the question's own names, decided by comparing evidence, which an entity
     the question does not name can never be."""
-    return doc is not None and any(t.dep_ == "cc" and t.lower_ == "or"
+    return doc is not None and any(t.dep_ == "cc" and disjunction(t)
                                    and t.head.pos_ in ("NOUN", "PROPN") for t in doc)
 
 

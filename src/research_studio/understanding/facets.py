@@ -215,6 +215,11 @@ def _opens_the_sentence(head: Token) -> bool:
     return all(t.head == head and t.dep_ in ("compound", "amod", "det", "nmod") for t in opening)
 
 
+def disjunction(token: Token) -> bool:
+    """The conjunction that offers alternatives ("A or B"), not one that adds ("A and B")."""
+    return token.pos_ == "CCONJ" and token.lower_ == "or"
+
+
 def plural(noun: Token) -> bool:
     """A noun is plural when it is written as its lemma's plural (LemmInflect), also when
     the tagger reads it as a verb ("common failure modes")."""

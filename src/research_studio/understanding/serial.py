@@ -22,6 +22,7 @@ from research_studio.prompts import load_data
 from research_studio.understanding.facets import (
     LIST_INTRODUCERS,
     WH_TAGS,
+    disjunction,
     embedded_question,
     resolve_pronouns,
     verb_form,
@@ -109,7 +110,7 @@ def serial_members(span: Span, owners: bool = False) -> list[Span]:
     # its answers ("Which band has more members, A or B?", "Who was the first to …, A or
     # B?"), not as more members of a list that began before the comma; the parser
     # coordinates them all alike. Actions are read from the commas alone.
-    if joint is not None and joint.lower_ == "or" and kind == "noun" and not introduced \
+    if joint is not None and disjunction(joint) and kind == "noun" and not introduced \
             and any(_opens_a_question(t) for t in doc[span.start:first.end]):
         return []
     members = [first, *pieces]
