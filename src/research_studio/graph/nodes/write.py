@@ -17,7 +17,7 @@ import html
 import re
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from langgraph.runtime import Runtime
@@ -245,7 +245,7 @@ class SummaryInput:
     relevance: dict[str, float]
     min_similarity: float  # a model's sentence against the claims it cites
     same_statement: float  # the summary repeats no claim (summary_repeat_overlap)
-    compared: list[str] = field(default_factory=list)  # the items a comparison weighs
+    compares: bool = False  # the plan compares named items (no entity is the answer)
 
 
 @dataclass
@@ -261,7 +261,7 @@ class OfflineSummary:
     async def write(self, deps: ResearchDeps, given: SummaryInput) -> Summary:
         parsed = parse_claims(given.listed)  # once, for the short answer and the paragraph
         answer = short_answer(given.question, given.asked, given.listed, given.relevance,
-                              deps.embeddings.embed_array, parsed, compares=bool(given.compared))
+                              deps.embeddings.embed_array, parsed, compares=given.compares)
         def same_statement(claim: Claim, chosen: list[Claim]) -> bool:
             return restates([claim], chosen, given.same_statement)[0]
 
@@ -382,11 +382,10 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
                               stated_term_weight=config.stated_term_weight)
         listed += shown
         shown_by_sq.append((sq, shown))
-    structure = state.get("question_structure") or {}
-    compared = list(structure.get("items", [])) if structure.get("kind") == "comparison" else []
+    compares = (state.get("question_structure") or {}).get("kind") == "comparison"
     written = await deps.stages.summary.write(deps, SummaryInput(
         question, list(asked.values()), shown_by_sq, listed, citations, relevance,
-        config.claim_text_min_similarity, config.summary_repeat_overlap, compared))
+        config.claim_text_min_similarity, config.summary_repeat_overlap, compares))
     summary, status, answer = written.text, written.status, written.short_answer
     query = _clean(state["query"])
     title = textwrap.shorten(query, REPORT_TITLE_CHARS, placeholder=" …")
