@@ -153,6 +153,15 @@ def test_a_temporal_question_is_followed_over_time(embed):
     assert all("remote work" in t for t in texts)
 
 
+@pytest.mark.parametrize("kind", [K.TEMPORAL, K.CAUSAL, K.EVALUATIVE])
+def test_a_templated_kind_with_no_subject_is_left_to_the_knowledge_base(kind):
+    # the templates would be filled with the whole question ("How did How did … originate?")
+    question = "How did the printing press change things?"
+    assert decompose(QuestionStructure(text=question, kind=kind), 5) == []
+    rows = decompose(QuestionStructure(text=question, kind=kind, topic="the printing press"), 5)
+    assert len(rows) >= 2 and all(question not in text for text, _, _ in rows[1:]), rows
+
+
 def test_an_evaluative_question_gets_one_sub_question_per_position_and_the_evidence(embed):
     question = ("Three experts disagree on climate tipping points: Expert A cites 2030 deadline, "
                 "Expert B cites 2050, Expert C says timelines are unknowable. Evaluate each "
@@ -918,6 +927,41 @@ def test_list_items_after_a_verb_are_its_objects_even_when_they_read_as_statemen
 ])
 def test_a_question_about_several_named_subjects_asks_each_with_its_verb_agreeing(embed, question, expected):
     assert [f.text for f in understand(question, embed).facets] == expected
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # the small parser reads the list after "do" wrongly: "Django" as the object of "do",
+    # "use" as a noun, "FastAPI" as an adjective
+    ("Which license do Django, Flask and FastAPI use?",
+     [f"Which license does {name} use?" for name in ("Django", "Flask", "FastAPI")]),
+    ("What default port do CouchDB, Cassandra and Elasticsearch listen on?",
+     [f"What default port does {name} listen on?" for name in ("CouchDB", "Cassandra", "Elasticsearch")]),
+    # "dynasty" is read as the verb, "decline" as a noun
+    ("Why did the Ottoman Empire and the Mughal Empire decline?",
+     ["Why did the Ottoman Empire decline?", "Why did the Mughal Empire decline?"]),
+    # a plural member keeps the plural verb
+    ("How do rising rates and inflation affect housing?",
+     ["How do rising rates affect housing?", "How does inflation affect housing?"]),
+])
+def test_a_subject_list_the_parser_misreads_is_found_by_reading_it_as_they(embed, question, expected):
+    structure = understand(question, embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert [f.text for f in structure.facets] == expected
+
+
+@pytest.mark.parametrize("question", [
+    "In what city can a visitor see both the Blue Mosque and the Hagia Sophia?",  # the subject is "a visitor"
+    "What novel was written and illustrated by Tove Jansson?",  # no subject after "was"
+    "How do state and local governments fund schools?",  # "state" only modifies "governments"
+])
+def test_words_after_an_auxiliary_that_are_no_subject_list_are_not_split(embed, question):
+    assert understand(question, embed).kind != K.MULTI_FACETED
+
+
+def test_a_list_after_the_verb_that_follows_an_auxiliary_is_its_object(embed):
+    # "can parse YAML, TOML and INI files": the verb has its subject before it ("libraries")
+    texts = [f.text for f in understand("What libraries can parse YAML, TOML and INI files?", embed).facets]
+    assert all("parse" in t for t in texts), texts
 
 
 @pytest.mark.parametrize("question", [

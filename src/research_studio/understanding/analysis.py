@@ -22,6 +22,7 @@ from research_studio.understanding.chains import chain, relative_openers
 from research_studio.understanding.distribute import (
     distributed_group,
     group_around,
+    inverted_subject_group,
     owns_an_attribute,
     per_action,
     subject_group,
@@ -389,6 +390,9 @@ def _asked_pieces(text: str, segment: Span, referent: str, templates: dict,
     elif too_short and (asked_about := _named_thing(segment)):
         # "What is CRISPR, how does it work, …": the short question is about its own subject
         phrase = templates["phrase_facet"].format(facet=asked_about)
+    inverted = inverted_subject_group(text, segment) if split else []
+    if inverted:  # "Which ports do A, B and C use by default, and …?"
+        return inverted
     members = parts.listed_nouns(segment) if split else []
     if len(members) < 2 or len(members) > 5:
         return (_distributed(text, segment, referent) or [phrase]) if split else [phrase]
@@ -412,7 +416,9 @@ def _distributed(text: str, segment: Span, referent: str) -> list[str]:
     group = distributed_group(text, segment)
     if group is not None:
         return group.questions()
-    found = subject_group(text, segment) or per_action(text, segment, referent)
+    # the parse's subjects, or the subject list it misread, where that finds more members
+    found = max(subject_group(text, segment), inverted_subject_group(text, segment), key=len) \
+        or per_action(text, segment, referent)
     listed = serial_questions(text, segment, referent)  # "install X, check Y, and run Z"
     return listed if len(listed) > len(found) else found
 

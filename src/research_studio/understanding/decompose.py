@@ -60,6 +60,8 @@ def _evaluative(s: QuestionStructure, limit: int) -> list[PlanRow]:
                 for p in s.positions[:max(1, limit - 1)]]
         evidence = (t["evidence"].format(topic=topic), 1.0, "the evidence the positions are weighed against")
         return [*rows, evidence]
+    if not s.topic:  # no subject to weigh options for: researched like an open question
+        return []
     return [(s.as_question, 1.0, "the question itself, researched directly"),
             (t["options"].format(topic=topic, purpose=s.purpose), 0.9, "the options being weighed"),
             (t["criteria"].format(topic=topic, purpose=s.purpose), 0.8, "what the choice depends on"),
@@ -68,22 +70,25 @@ def _evaluative(s: QuestionStructure, limit: int) -> list[PlanRow]:
 
 def _templated(section: str, keys: list[str]):
     def rows(s: QuestionStructure, limit: int) -> list[PlanRow]:
+        if not s.topic:  # "How did <the whole question> originate?" asks nothing
+            return []
         t = load_data("offline_plan")[section]
-        topic = s.topic or s.text
         return [(s.as_question, 1.0, "the question itself, researched directly"),
-                *((t[key].format(topic=topic), round(0.9 - 0.1 * i, 2), f"{section} view: {key}")
+                *((t[key].format(topic=s.topic), round(0.9 - 0.1 * i, 2), f"{section} view: {key}")
                   for i, key in enumerate(keys))]
     return rows
 
 
 def _causal(s: QuestionStructure, limit: int) -> list[PlanRow]:
     t = load_data("offline_plan")["causal"]
-    topic = s.topic or s.text
-    factors = t["factors_of_event"].format(event=s.reason_for) if s.reason_for \
-        else t["factors"].format(topic=topic)
-    return [(s.as_question, 1.0, "the question itself, researched directly"),
-            (factors, 0.9, "the causes the question asks about"),
-            (background_question(topic), 0.7, "background on the main subject")]
+    if not s.topic and not s.reason_for:
+        return []
+    rows = [(s.as_question, 1.0, "the question itself, researched directly"),
+            (t["factors_of_event"].format(event=s.reason_for) if s.reason_for
+             else t["factors"].format(topic=s.topic), 0.9, "the causes the question asks about")]
+    if s.topic:
+        rows.append((background_question(s.topic), 0.7, "background on the main subject"))
+    return rows
 
 
 _BY_KIND = {
@@ -97,7 +102,8 @@ _BY_KIND = {
 
 def decompose(structure: QuestionStructure, limit: int) -> list[PlanRow]:
     """Up to ``limit`` sub-questions for the kinds the question alone can be split by;
-    empty for the kinds that need the knowledge base (chain, single fact, open)."""
+    empty for the kinds that need the knowledge base (chain, single fact, open), and for
+    a question of a templated kind whose parse found no subject to fill the templates."""
     build = _BY_KIND.get(structure.kind)
     if build is None:
         return []

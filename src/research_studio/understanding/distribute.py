@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from lemminflect import getInflection
+from lemminflect import getAllLemmas, getInflection
 from spacy.tokens import Span, Token
 
 from research_studio.understanding.facets import (
@@ -22,11 +22,21 @@ from research_studio.understanding.facets import (
     text_of,
     verb_form,
 )
-from research_studio.understanding.serial import next_referent, serial_members
+from research_studio.understanding.parser import parse
+from research_studio.understanding.serial import next_referent, opens_a_question, serial_members
 
 # A question is split over at most this many members: a longer enumeration is a list of
 # examples ("such as A, B, C, D, E, F …"), asked about as a whole.
 MAX_MEMBERS = 5
+# What a subject's last word may be: a noun, or a name the small tagger misreads (as a
+# verb: "nginx"; as a foreign word; as an adjective when capitalised: "FastAPI"); not a
+# modifier ("state and local governments").
+_SUBJECT_ENDS = ("NOUN", "PROPN", "VERB", "X", "NUM")
+# Dependencies of a verb's subject (spaCy's English labels).
+_SUBJECTS = ("nsubj", "nsubjpass", "csubj")
+# Penn tags no word of a subject list has: finite verbs, participles, question and
+# relative words (a name the tagger misreads as a verb is read in its base form, "VB").
+_CLAUSE_TAGS = ("VBD", "VBZ", "VBP", "VBN", "MD", *WH_TAGS)
 
 
 class DistributedGroup(NamedTuple):
@@ -157,6 +167,108 @@ def subject_group(text: str, span: Span) -> list[str]:
             questions.append(question)
         return questions
     return []
+
+
+def inverted_subject_group(text: str, span: Span) -> list[str]:
+    """One question per member of a list that is the subject after a question's
+    auxiliary ("Which license do React, Vue and Svelte use?" → "Which license does React
+    use?" …), where the small parser misreads the list (it makes "React" the root and
+    "use" a noun). The parser says where the subject ends when the list is read as the
+    one word "they": the shortest run after the auxiliary that leaves "Which license do
+    they use?" with "they" the subject of the verb that follows it. Empty when the
+    question does not open with its question word and an auxiliary, or no such run holds
+    two to ``MAX_MEMBERS`` members."""
+    doc = span.doc
+    if any("Cmp" in t.morph.get("Degree") for t in span):  # "Which is taller, A or B?" asks which
+        return []
+    asked = next((t for t in span if opens_a_question(t)), None)
+    # the first verb after the question word, whatever its tag ("do" is read as the main
+    # verb in "Which license do A, B and C use?"): the reading with "they" says whether
+    # it is an auxiliary with a subject after it
+    aux = next((t for t in span if asked is not None and t.i > asked.i and t.pos_ in ("AUX", "VERB")), None)
+    if aux is None or aux.i + 1 >= span.end:
+        return []
+    first = doc[aux.i + 1]
+    joint = next((t for t in doc[first.i + 1:span.end]
+                  if t.pos_ == "CCONJ" and t.is_alpha and t.dep_ != "preconj"), None)
+    if joint is None or any(_opens_a_clause(t) for t in doc[first.i:joint.i]):
+        return []  # "In what city can a person find both A and B?": the subject is "a person"
+    found = _subject_run(text, span, aux, doc[first.i:joint.i + 1])
+    if found is None:
+        return []
+    last, read = found
+    members = _split_at_commas(doc[first.i:last.i + 1])
+    if not 2 <= len(members) <= MAX_MEMBERS or _modifies_a_later_member(members):
+        return []
+    prefix, suffix = text[span.start_char:first.idx], text[last.idx + len(last.text):span.end_char]
+    at = aux.idx - span.start_char
+    questions = []
+    for member in members:
+        verb = aux.text if member.root.tag_ in ("NNS", "NNPS") else _singular(read)
+        questions.append(prefix[:at] + verb + prefix[at + len(aux.text):]
+                         + text[member.start_char:member.end_char] + suffix)
+    return questions
+
+
+def _opens_a_clause(token: Token) -> bool:
+    """A word no subject list holds before its conjunction: a finite verb, a participle,
+    a question or relative word, an auxiliary, "both" of "both A and B", or a verb with
+    a subject of its own ("a person find"; a name the tagger reads as a verb has none)."""
+    return token.tag_ in _CLAUSE_TAGS or token.pos_ == "AUX" or token.dep_ == "preconj" or (
+        token.pos_ == "VERB" and any(c.dep_ in _SUBJECTS for c in token.children))
+
+
+def _subject_run(text: str, span: Span, aux: Token, opening: Span) -> tuple[Token, Token] | None:
+    """The last word of the shortest run from ``opening`` (the subject's words to its
+    first conjunction) that reads as the subject of the verb after it, with the auxiliary
+    as then read; None when no run does. A run ends before a clause of its own or a
+    punctuation mark, and not on a modifier ("state and local governments")."""
+    for last in span.doc[opening.end:span.end - 1]:
+        if last.is_punct or last.tag_ in _CLAUSE_TAGS or last.pos_ == "AUX":
+            return None  # a clause of its own ("… projects that address X"), not a subject
+        if (last.pos_ in _SUBJECT_ENDS or (last.pos_ == "ADJ" and not last.is_lower)) \
+                and (read := _read_with_pronoun(text, span, aux, opening[0], last)):
+            return last, read
+    return None
+
+
+def _read_with_pronoun(text: str, span: Span, aux: Token, first: Token, last: Token) -> Token | None:
+    """The auxiliary ``aux`` as read in the question with "they" in place of ``first`` …
+    ``last``, when "they" is then the subject of the verb right after it (adverbs aside),
+    ``aux`` is that verb's auxiliary, and the verb is a word LemmInflect knows as one (the
+    parser makes a verb of "dynasty" in "Why did they dynasty decline?"); else None."""
+    start = first.idx - span.start_char
+    question = text[span.start_char:first.idx] + "they" + text[last.idx + len(last.text):span.end_char]
+    doc = parse(question, judge_language=False)
+    if doc is None:
+        return None
+    they = next((t for t in doc if t.idx == start), None)
+    after = next((t for t in doc if they is not None and t.i > they.i and t.pos_ != "ADV"), None)
+    if they is None or after is None or they.dep_ not in ("nsubj", "nsubjpass") \
+            or they.head != after or after.pos_ != "VERB" \
+            or not getAllLemmas(after.lower_, upos="VERB"):
+        return None
+    read = next((t for t in doc if t.idx == aux.idx - span.start_char), None)
+    return read if read is not None and read.dep_ in ("aux", "auxpass") and read.head == after else None
+
+
+def _split_at_commas(run: Span) -> list[Span]:
+    """A subject list's members: the pieces between its commas and its conjunctions."""
+    doc, members, start = run.doc, [], run.start
+    marks = [t.i for t in run if t.text == "," or (t.pos_ == "CCONJ" and t.is_alpha)]
+    for mark in [*marks, run.end]:
+        if mark > start:  # ", and" leaves nothing between the comma and the conjunction
+            members.append(doc[start:mark])
+        start = mark + 1
+    return members
+
+
+def _modifies_a_later_member(members: list[Span]) -> bool:
+    """An earlier member only modifies a later member's noun ("state and local
+    governments"): the list is of modifiers sharing a head, not of subjects."""
+    return any(member[-1].dep_ in ("compound", "amod", "nmod") and any(
+        member[-1].head in later for later in members[k + 1:])
+        for k, member in enumerate(members[:-1]))
 
 
 def _same_form(verb: Token, conjunct: Token) -> bool:

@@ -111,7 +111,7 @@ def serial_members(span: Span, owners: bool = False) -> list[Span]:
     # B?"), not as more members of a list that began before the comma; the parser
     # coordinates them all alike. Actions are read from the commas alone.
     if joint is not None and disjunction(joint) and kind == "noun" and not introduced \
-            and any(_opens_a_question(t) for t in doc[span.start:first.end]):
+            and any(opens_a_question(t) for t in doc[span.start:first.end]):
         return []
     members = [first, *pieces]
     # every member names something: a noun, or an object whatever its tag ("push it to a
@@ -201,7 +201,7 @@ def _first_member(lead: Span, kind: str, pieces: list[Span], introduced: bool,
     return first
 
 
-def _opens_a_question(token: Token) -> bool:
+def opens_a_question(token: Token) -> bool:
     """The token is a question word that opens its question, after a preposition at most
     ("Who …", "In which …")."""
     return token.tag_ in WH_TAGS and all(t.pos_ == "ADP" for t in token.doc[token.sent.start:token.i])
