@@ -929,6 +929,19 @@ def test_a_question_about_several_named_subjects_asks_each_with_its_verb_agreein
     assert [f.text for f in understand(question, embed).facets] == expected
 
 
+@pytest.mark.parametrize(("question", "items"), [
+    ("Flask vs Django vs FastAPI: which should I learn first for building APIs?",
+     ["Flask", "Django", "FastAPI"]),
+    ("Ubuntu vs Debian vs Fedora for a home server?", ["Ubuntu", "Debian", "Fedora"]),
+    # the tagger reads "MySQL" as a number
+    ("Postgres vs MySQL: which should I use for a small web app?", ["Postgres", "MySQL"]),
+])
+def test_every_option_set_against_another_with_vs_is_an_item(embed, question, items):
+    structure = understand(question, embed)
+    assert structure.kind == K.COMPARISON
+    assert structure.items == items
+
+
 @pytest.mark.parametrize(("question", "expected"), [
     # the small parser reads the list after "do" wrongly: "Django" as the object of "do",
     # "use" as a noun, "FastAPI" as an adjective

@@ -71,7 +71,9 @@ def _left_phrase(token: Token) -> list[Token]:
     """A noun with the modifiers written before it ("BRIN indexes", "B-tree")."""
     out = [token]
     for child in token.lefts:
-        if child.dep_ in _LEFT_MODIFIERS and child.dep_ not in ("punct", "case", "poss"):
+        # not a preposition the parse hangs on it ("A vs B vs C": the second "vs")
+        if child.dep_ in _LEFT_MODIFIERS and child.dep_ not in ("punct", "case", "poss") \
+                and child.pos_ != "ADP":
             out += [t for t in child.subtree]
     return out
 
@@ -182,10 +184,11 @@ def contrasted_pair(doc: Doc, opening_only: bool = False) -> list[Token]:
     a conjunction: the subject of the sentence's verb and the object of the preposition
     right after it ("How does A differ from B?"), or the phrase that opens the sentence and
     the object of the preposition right after it ("A vs. B for X?", "git merge vs git
-    rebase: which one …?", "A versus B — when should I use each?"). Empty when there is no
-    such pair. ``opening_only``: only the phrase that opens the sentence ("A vs. B: which
-    should I pick?" weighs two options; "Does coffee improve with age?" sets nothing
-    against coffee)."""
+    rebase: which one …?", "A versus B — when should I use each?"), with the objects of
+    the same preposition written again ("A vs B vs C"). Empty when there is no such pair.
+    ``opening_only``: only the phrase that opens the sentence ("A vs. B: which should I
+    pick?" weighs two options; "Does coffee improve with age?" sets nothing against
+    coffee)."""
     sentence = next(iter(doc.sents))
     root = sentence.root
     subjects = [c for c in root.children if c.dep_.startswith("nsubj")]
@@ -198,14 +201,23 @@ def contrasted_pair(doc: Doc, opening_only: bool = False) -> list[Token]:
     for head in heads:
         verb = root if head in subjects else head
         prep = next((c for c in verb.children if c.dep_ == "prep" and c.i == verb.i + 1), None)
-        second = next((c for c in prep.children if c.dep_ == "pobj"), None) if prep is not None else None
+        if prep is None:
+            continue
+        # "A vs B vs C": the objects of that preposition, and of the same preposition again
+        repeated = [p for p in verb.children if p.dep_ == "prep" and p.lower_ == prep.lower_]
+        others = sorted((c for p in repeated for c in p.children if c.dep_ == "pobj"), key=lambda t: t.i)
         # a head that is no noun is a name the tagger misread only where its phrase opens
         # the sentence ("React vs Vue", "git merge vs …"); "How does git merge differ from
         # …" has no subject the parse found
         headed = head.pos_ in _NOMINAL or (head.pos_ in _MISREAD_NAME and _opens_the_sentence(head))
-        if second is not None and second.pos_ in _NOMINAL and headed:
-            return [head, second]
+        if others and _nominal(others[0]) and headed:
+            return [head, *(t for t in others if _nominal(t))]
     return []
+
+
+def _nominal(token: Token) -> bool:
+    """A noun, or a name the tagger reads as a number ("MySQL" after "vs")."""
+    return token.pos_ in _NOMINAL or (token.pos_ == "NUM" and any(ch.isalpha() for ch in token.text))
 
 
 def _opens_the_sentence(head: Token) -> bool:
