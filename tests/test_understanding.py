@@ -715,6 +715,11 @@ def test_a_group_that_is_not_asked_of_each_member_stays_whole(embed, question, m
     ("What can I do to reduce stress and improve my sleep?",
      ["What can I do to reduce stress?", "What can I do to improve my sleep?"]),
     ("How are vaccines developed and tested?", ["How are vaccines developed?", "How are vaccines tested?"]),
+    # bare actions share the last one's object, as participles share their subject
+    ("How to set up and monitor replication in PostgreSQL?",
+     ["How to set up replication in PostgreSQL?", "How to monitor replication in PostgreSQL?"]),
+    ("How should a small team deploy, monitor and roll back a web service?",
+     [f"How should a small team {action} a web service?" for action in ("deploy", "monitor", "roll back")]),
 ])
 def test_coordinated_actions_are_asked_one_by_one(embed, question, actions):
     structure, texts = plan_of(question, embed)
@@ -724,7 +729,6 @@ def test_coordinated_actions_are_asked_one_by_one(embed, question, actions):
 
 @pytest.mark.parametrize("question", [
     "Who held the record for the longest service in parliament and was surpassed by a senator?",
-    "How to set up and monitor replication in PostgreSQL?",  # the object is shared
     "What novel was written and illustrated by Antoine de Saint-Exupery?",  # the asked one, twice
 ])
 def test_actions_that_ask_one_thing_are_not_split(embed, question):

@@ -271,6 +271,21 @@ def _modifies_a_later_member(members: list[Span]) -> bool:
         for k, member in enumerate(members[:-1]))
 
 
+def _shared_object(words: list[list[Token]]) -> str:
+    """The last action's object with the space before it (" a web service"), when every
+    other action is a verb alone, with its particle at most ("set up"); else empty."""
+    if any(t.dep_ != "prt" and t.i != w[0].i for w in words[:-1] for t in w):
+        return ""
+    last = words[-1]
+    verb_words = [t for t in last if t.i == last[0].i or (t.dep_ == "prt" and t.head.i == last[0].i)]
+    rest = [t for t in last if t not in verb_words]
+    if not rest or not any(t.pos_ in ("NOUN", "PROPN") for t in rest):
+        return ""
+    doc = last[0].doc
+    end = max(t.i for t in verb_words)
+    return doc.text[doc[end].idx + len(doc[end].text):rest[-1].idx + len(rest[-1].text)]
+
+
 def _same_form(verb: Token, conjunct: Token) -> bool:
     """Coordination joins verbs of one form; "to" is written once for all the infinitives
     it opens ("to set up X and monitor Y"), an auxiliary for all its participles."""
@@ -326,11 +341,15 @@ def per_action(text: str, span: Span, referent: str = "") -> list[str]:
             return []
         words = [_own_words(verb, verb.i), *(_own_words(a, min(t.i for t in a.subtree))
                                              for a in actions[1:])]
-        # "How to set up and monitor replication?": the object is shared; a passive's
-        # subject is what each action is done to ("How are vaccines developed and tested?")
-        if not _passive(verb) and any(not any(t.pos_ in ("NOUN", "PROPN") for t in w) for w in words):
-            return []
         prefix = text[span.start_char:verb.idx]
+        # a passive's subject is what each action is done to ("How are vaccines developed
+        # and tested?")
+        if not _passive(verb) and any(not any(t.pos_ in ("NOUN", "PROPN") for t in w) for w in words):
+            # "How should a team deploy, monitor and roll back a service?": the last
+            # action's object is every bare action's
+            shared = _shared_object(words)
+            return [prefix + text_of(text, w) + shared for w in words[:-1]] + [
+                prefix + text_of(text, words[-1])] if shared else []
         questions = []
         for w in words:
             action = span.doc[w[0].i:w[-1].i + 1]
