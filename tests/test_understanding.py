@@ -946,6 +946,25 @@ def test_every_option_set_against_another_with_vs_is_an_item(embed, question, it
     assert structure.items == items
 
 
+@pytest.mark.parametrize(("question", "items"), [
+    # the parse reads "git reset" as a subject and its verb, and hangs each later "vs" elsewhere
+    ("git reset vs git revert vs git restore: which should I use to undo a commit?",
+     ["git reset", "git revert", "git restore"]),
+    ("git fetch vs git pull vs git clone: which one should I run after a colleague pushes?",
+     ["git fetch", "git pull", "git clone"]),
+    ("npm install vs npm ci: which should I run in CI?", ["npm install", "npm ci"]),
+])
+def test_a_heading_of_commands_set_against_each_other_asks_its_question_and_each_command(
+        embed, question, items):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.items == items
+    # the question after the colon is asked itself; each command is researched apart, not
+    # for a noun of that question ("the commit of git reset")
+    assert texts[0] == question
+    assert_asked_apart(texts[1:], items)
+    assert not any(" of " in t for t in texts[1:]), texts
+
+
 @pytest.mark.parametrize(("question", "expected"), [
     # the small parser reads the list after "do" wrongly: "Django" as the object of "do",
     # "use" as a noun, "FastAPI" as an adjective

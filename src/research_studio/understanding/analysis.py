@@ -189,6 +189,8 @@ def _compared(group: list, intent: str | None) -> bool:
 
 def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: dict
                 ) -> QuestionStructure:
+    if parts.asked_after(group) is not None:  # "A vs B: which should I use …?" is asked itself
+        common = {**common, "asks_itself": True}
     items = parts.member_phrases(text, group)
     facets = []
     grouped = {t.i for m in group for t in m.subtree}

@@ -27,7 +27,9 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
     t = load_data("offline_plan")["comparison"]
     dims = _join(s.dimensions) if s.dimensions else ""
     asking = s.asks_itself and not s.facets
-    rows: list[PlanRow] = [(s.as_question, 1.0, "the question itself, researched directly")] if asking else []
+    # the question itself, unless it would leave an item without a sub-question of its own
+    whole = asking and len(s.items) < limit
+    rows: list[PlanRow] = [(s.as_question, 1.0, "the question itself, researched directly")] if whole else []
     for item in s.items:
         if s.facets and "{item}" in s.facets[0].text:  # "what is each one good for?"
             text = s.facets[0].text.format(item=item)

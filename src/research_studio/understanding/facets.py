@@ -22,6 +22,9 @@ from research_studio.understanding.parser import parse_batch
 WH_TAGS = ("WP", "WDT", "WRB", "WP$")  # Penn tags of wh-words: question and relative words
 # the most words a label before a colon has ("Research Topic:", "Objective:", "Scope and aims:")
 MAX_LABEL_WORDS = 4
+# the most words an option of "A vs B vs C" has ("the University of Bologna", "yarn install
+# --frozen-lockfile"): a longer piece means the word is not setting names against each other
+MAX_NAME_WORDS = 5
 _NOMINAL = ("NOUN", "PROPN")
 # What the small tagger makes of a name it does not know: a verb ("git merge"), an
 # adjective, a foreign word; never a pronoun or a determiner
@@ -166,6 +169,11 @@ def member_phrases(text: str, members: list[Token]) -> list[str]:
     ("B-tree, GIN and BRIN indexes") is not repeated on the others. A member also takes
     the nouns written right before its phrase that the parse hung elsewhere ("Compare git
     merge, …": "git" read as the verb's object, "merge" as another word)."""
+    return [text_of(text, phrase) for phrase in _member_words(members)]
+
+
+def _member_words(members: list[Token]) -> list[list[Token]]:
+    """Each member's words (``member_phrases``)."""
     phrases = [_left_phrase(m) for m in members]
     taken = {t.i for phrase in phrases for t in phrase}
     for member, phrase in zip(members, phrases, strict=True):
@@ -176,7 +184,7 @@ def member_phrases(text: str, members: list[Token]) -> list[str]:
             phrase.append(before)
             taken.add(before.i)
             first -= 1
-    return [text_of(text, phrase) for phrase in phrases]
+    return phrases
 
 
 def contrasted_pair(doc: Doc, opening_only: bool = False) -> list[Token]:
@@ -195,24 +203,61 @@ def contrasted_pair(doc: Doc, opening_only: bool = False) -> list[Token]:
     # the preposition right after the verb ("differ from"), or after the head of the phrase
     # that opens the sentence, wherever the parse hangs that phrase ("A vs. B"); "Which X
     # are best for Y?" rates, it does not set one thing against another
-    heads = [] if root.pos_ == "AUX" or opening_only else [subjects[0], root] if subjects else [root]
+    # "git reset vs …": a name the parse reads as a subject and its verb (a verb in its
+    # base or plural present form after a subject, with no auxiliary, opening the sentence)
+    named = bool(subjects) and root.tag_ in ("VB", "VBP") and subjects[0].i == root.i - 1 \
+        and subjects[0].left_edge.i == sentence.start and not any(c.dep_ == "aux" for c in root.children)
+    heads = [] if root.pos_ == "AUX" or opening_only or named else \
+        [subjects[0], root] if subjects else [root]
     heads += [t for t in sentence if t.left_edge.i == sentence.start and t not in heads
-              and (t != root or opening_only)]
+              and (t != root or opening_only or named) and not (named and t in subjects)]
     for head in heads:
         verb = root if head in subjects else head
         prep = next((c for c in verb.children if c.dep_ == "prep" and c.i == verb.i + 1), None)
         if prep is None:
             continue
-        # "A vs B vs C": the objects of that preposition, and of the same preposition again
-        repeated = [p for p in verb.children if p.dep_ == "prep" and p.lower_ == prep.lower_]
-        others = sorted((c for p in repeated for c in p.children if c.dep_ == "pobj"), key=lambda t: t.i)
+        others = [t for t in _set_against(verb, prep.lower_) if _nominal(t)]
         # a head that is no noun is a name the tagger misread only where its phrase opens
         # the sentence ("React vs Vue", "git merge vs …"); "How does git merge differ from
         # …" has no subject the parse found
-        headed = head.pos_ in _NOMINAL or (head.pos_ in _MISREAD_NAME and _opens_the_sentence(head))
-        if others and _nominal(others[0]) and headed:
-            return [head, *(t for t in others if _nominal(t))]
+        headed = head.pos_ in _NOMINAL or (head.pos_ in _MISREAD_NAME and (
+            _opens_the_sentence(head) or (named and head == root)))
+        if others and others[0].i == min(c.i for c in prep.children) and headed:
+            return _pieces_between(sentence, prep) or [head, *others]
     return []
+
+
+def _pieces_between(sentence: Span, prep: Token) -> list[Token]:
+    """The head of each phrase of an opening "A vs B vs C" (to a colon, a dash, another
+    preposition or the sentence's end) cut at every occurrence of the preposition's word,
+    whatever the tagger makes of the later ones ("git fetch vs git pull vs git clone:
+    …"); empty unless the word occurs twice or more and every piece is a short phrase."""
+    doc = sentence.doc
+    end = next((t.i for t in sentence if t.i > prep.i and t.text in LIST_INTRODUCERS), sentence.end)
+    cuts = [t.i for t in doc[sentence.start:end] if t.lower_ == prep.lower_]
+    if len(cuts) < 2:
+        return []
+    heads = []
+    for start, stop in itertools.pairwise([sentence.start - 1, *cuts, end]):
+        # a piece ends where a phrase of another preposition opens ("… vs C for a home server")
+        stop = next((t.i for t in doc[start + 1:stop] if t.pos_ == "ADP" and t.dep_ == "prep"), stop)
+        words = [t for t in doc[start + 1:stop] if not t.is_punct]
+        if not words or len(words) > MAX_NAME_WORDS:
+            return []
+        heads.append(words[-1])
+    return heads
+
+
+def _set_against(holder: Token, preposition: str) -> list[Token]:
+    """The objects of ``preposition`` on ``holder``, and of the same preposition on each
+    of them ("A vs B vs C", where the parse hangs "vs C" on B or on A), in text order."""
+    found = []
+    for prep in holder.children:
+        if prep.dep_ == "prep" and prep.lower_ == preposition:
+            for obj in prep.children:
+                if obj.dep_ == "pobj":
+                    found += [obj, *_set_against(obj, preposition)]
+    return sorted(found, key=lambda t: t.i)
 
 
 def _nominal(token: Token) -> bool:
@@ -291,16 +336,28 @@ def purpose_phrase(text: str, doc: Doc, group: list[Token]) -> str:
     return ""
 
 
+def asked_after(group: list[Token]) -> Token | None:
+    """The question word of a question asked after the group and a colon or dash ("A vs
+    B: which should I use …?"); not a relative word, nor one that names an attribute
+    ("bred for what activity?")."""
+    doc = group[-1].doc
+    return next((t for t in doc[group[-1].i + 2:] if t.tag_ in WH_TAGS
+                 and (t.dep_ != "det" or t.head.pos_ == "PRON")  # "which one"
+                 and doc[t.i - 1].text in LIST_INTRODUCERS), None)
+
+
 def dimension_words(text: str, doc: Doc, group: list[Token], purpose: str) -> list[str]:
     """Attributes the question names for a comparison ("in terms of cost and care", "of
-    the same nationality"): nouns after the group, outside its purpose phrase, that are
-    objects or attributes rather than names."""
-    grouped = {t.i for m in group for t in _left_phrase(m)}
+    the same nationality"): nouns after the group, outside its purpose phrase and before
+    a question asked after it, that are objects or attributes rather than names."""
+    grouped = {t.i for phrase in _member_words(group) for t in phrase}
     purpose_start = text.find(purpose.strip()) if purpose else -1
     dims = []
     for token in doc:
         if purpose_start >= 0 and token.idx >= purpose_start:
             break
+        if token == asked_after(group):
+            break  # "A vs B: which should I use to undo a commit?" asks its own question
         if (token.pos_ == "NOUN" and token.i not in grouped and token.i > group[0].i
                 and token.dep_ in ("pobj", "conj", "dobj", "attr")
                 and token.head.i not in grouped):
