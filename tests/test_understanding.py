@@ -1009,6 +1009,22 @@ def test_named_subjects_asked_about_together_are_not_split(embed, question):
                    for f in understand(question, embed).facets)
 
 
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Tell me about the Hubble Space Telescope — its mission, how much it cost, and its impact on astronomy",
+     ["What is the mission of the Hubble Space Telescope?",
+      "What is known about how much the Hubble Space Telescope cost?",
+      "What is the impact of the Hubble Space Telescope on astronomy?"]),
+    ("Explain Kubernetes: its architecture, how scheduling works, and its networking model",
+     ["What is the architecture of Kubernetes?",
+      "What is known about how scheduling works regarding Kubernetes?",
+      "What is the networking model of Kubernetes?"]),
+])
+def test_aspects_after_a_colon_may_mix_phrases_and_questions(embed, question, expected):
+    structure = understand(question, embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert [f.text for f in structure.facets] == expected
+
+
 def test_a_comma_list_after_a_colon_starts_after_it(embed):
     structure = understand("Our board meets next week. Please cover three things: the cost of the "
                            "pilot, the effect on staff morale, and lessons from other hospitals.", embed)

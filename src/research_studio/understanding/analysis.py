@@ -107,6 +107,8 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
                                  topic=parts.topic(text, doc, skip), **common)
     facets = _segment_facets(by_segment) if split else []
     owner = parts.introduced_by(group) if len(group) >= 2 and not brief else None
+    if owner is None and not brief:
+        owner = _list_owner(doc)  # the parse missed the list: "X — its goals, how much …"
     if owner is not None:  # "Describe X: its A, its B and C" asks for X's aspects
         owned = _owner_phrase(text, owner)
         listed = _listed_after(owner)  # the parse may miss a member ("… and common failure modes")
@@ -454,7 +456,14 @@ def _owner_phrase(text: str, owner) -> str:
     chunk = next((c for c in owner.doc.noun_chunks if c.root == owner), None)
     while chunk is not None and len(chunk) > 1 and chunk[0].pos_ == "VERB":  # "Explain Kubernetes"
         chunk = chunk[1:]
-    return parts.clean_phrase(parts.noun_phrase(text, chunk) if chunk is not None else owner.text)
+    if chunk is None:
+        return parts.clean_phrase(owner.text)
+    phrase = parts.noun_phrase(text, chunk)
+    # a name's article stays ("the Linux page cache"): the aspects are asked "of" it
+    named = any(t.pos_ == "PROPN" for t in chunk)
+    if chunk[0].dep_ == "det" and named and not phrase.startswith(chunk[0].text):
+        phrase = f"{chunk[0].text} {phrase}"
+    return parts.clean_phrase(phrase)
 
 
 def _aspect_facets(text: str, group: list, owned: str) -> list[Facet]:
@@ -481,15 +490,42 @@ def _listed_after(owner) -> list[Span]:
     return serial_members(sentence.doc[mark.i + 1:end]) if mark is not None else []
 
 
+def _list_owner(doc: Doc):
+    """The noun a colon or dash follows when a comma list of three or more aspects comes
+    after it ("the Marshall Plan — its goals, how much money was involved, and its
+    effect"), or None. A list of questions alone is asked about the heading
+    (``subject.heading_subject``)."""
+    for mark in doc:
+        before = doc[mark.i - 1] if mark.i else None
+        if mark.text not in parts.LIST_INTRODUCERS or before is None or before.pos_ not in ("NOUN", "PROPN"):
+            continue
+        listed = _listed_after(before)
+        if len(listed) >= 3:
+            return before
+    return None
+
+
 def _listed_aspects(text: str, listed: list[Span], owned: str) -> list[Facet]:
     """One question per aspect of a comma list after a colon, without the possessive or
-    article that opens it ("its architecture" → "What is the architecture of X?")."""
-    pairs = []
+    article that opens it ("its architecture" → "What is the architecture of X?"), the
+    aspect's own complement after X ("its effect on Y" → "What is the effect of X on
+    Y?"); an aspect asked as a question is asked about X ("how much money was involved")."""
+    templates = load_data("offline_plan")["multi_faceted"]
+    facets = []
     for member in listed:
+        if member[0].tag_ in parts.WH_TAGS:
+            facets.append(Facet(text=templates["phrase_facet"].format(facet=_anchored(
+                parts.clean_phrase(parts.resolve_pronouns(text, member, owned)), owned, templates)),
+                source=member.text))
+            continue
         opening = member[0].dep_ in ("poss", "det") and len(member) > 1
-        pairs.append((member[-1], parts.clean_phrase(
-            text[(member[1] if opening else member[0]).idx:member.end_char])))
-    return _aspects(pairs, owned)
+        head = member.root if member.root.pos_ in ("NOUN", "PROPN") else member[-1]
+        phrase = parts.clean_phrase(text[(member[1] if opening else member[0]).idx:head.idx + len(head.text)])
+        complement = parts.clean_phrase(text[head.idx + len(head.text):member.end_char])
+        facets.append(Facet(text=templates["noun_facet"].format(
+            be=_be(head), facet=phrase, preposition="of",
+            topic=f"{owned} {complement}" if complement else owned), source=member.text))
+    return facets
 
 
 def _be(noun) -> str:

@@ -156,6 +156,10 @@ def _common_opening(pieces: list[Span], introduced: bool = False) -> str | None:
     subject (after a label's colon a list holds no clause: "common failure modes" is one
     whatever the tagger says); None otherwise."""
     kinds = {_opening(p[0]) for p in pieces}
+    if introduced and kinds == {"noun", "question"}:
+        # after a label the aspects of one thing may mix phrases and questions ("X: its
+        # goals, how much money was involved, and its effect"): a list of noun phrases
+        kinds = {"noun"}
     if len(kinds) != 1 or None in kinds:
         return None
     [kind] = kinds
