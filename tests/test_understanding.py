@@ -632,6 +632,22 @@ def test_the_pronouns_after_a_heading_stand_for_it(embed, question, heading, oth
     assert not any(f"{other} decides" in t or f"{other} runs" in t for t in texts), texts
 
 
+@pytest.mark.parametrize(("question", "heading"), [
+    # the parser reads each question after the colon as a relative clause of the heading
+    ("docker volumes: where they live, who owns them and what happens when a container is removed",
+     "docker volumes"),
+    # the last question does not point back to the heading, yet asks about it
+    ("kubernetes liveness probes - what they are for, how often they run and what happens when one fails",
+     "kubernetes liveness probes"),
+])
+def test_every_question_listed_after_a_heading_is_asked_about_it(embed, question, heading):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert_questions(texts)
+    assert len(texts) == 3 and all(heading in t for t in texts), texts
+    assert not any("statement" in t for t in texts), texts  # the heading is no claim to check
+
+
 def test_a_list_of_embedded_questions_after_a_label_is_asked_one_by_one(embed):
     structure, texts = plan_of("rsync: what it copies by default, how it detects changed files, "
                                "and how to resume an interrupted transfer", embed)

@@ -86,7 +86,8 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     # topic is its first clause's subject
     subjects = ranked_subjects(text, doc, embed) if embed is not None and not one_question else []
     # a heading asked about with pronouns ("git reflog: what it records, …") is the subject
-    subject = heading_subject(text, doc) or (subjects[0] if subjects else "")
+    heading = heading_subject(text, doc)
+    subject = heading or (subjects[0] if subjects else "")
     topic = subject or parts.topic(text, doc)
     pieces = _pieces(text, segments, items)
     # a list's parts are asked about the subject its lead-in names, or about nothing
@@ -95,7 +96,8 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         # "Write a guide on A, B, and C" is not about A: the next phrase the text means most
         referent = next((s for s in subjects if s.lower() != referent.lower()), "")
         topic = referent or topic
-    by_segment = _segment_parts(pieces, writing, referent) if split or not one_question else []
+    by_segment = _segment_parts(pieces, writing, referent, headed=bool(heading)) \
+        if split or not one_question else []
     common = dict(text=text, entities=parts.names(text, doc), sentences=len(sentences),
                   kind_scores=scores, asks_itself=asks_itself,
                   research_question=_whole_question(text) if one_question
@@ -268,10 +270,11 @@ def _wants_object(doc: Doc, marker: int) -> bool:
 
 
 def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
-                   referent: str) -> list[Parts]:
+                   referent: str, headed: bool = False) -> list[Parts]:
     """Per segment, its questions and instructions, and its statements, as questions;
     ``referent``: what the text is about (pronouns stand for it, and a part that does not
-    name it is asked about it)."""
+    name it is asked about it); ``headed``: a heading names it, and every question after
+    the heading is about it."""
     templates = load_data("offline_plan")["multi_faceted"]
     by_segment: list[Parts] = []
     for text, segment, item, phrase in pieces:
@@ -280,7 +283,8 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
         by_segment.append((asked, statements))
         if parts.asks(segment):
             asked += [Facet(text=_as_question(q), source=segment.text)
-                      for q in _asked_pieces(text, segment, referent, templates, split=not item)]
+                      for q in _asked_pieces(text, segment, referent, templates, split=not item,
+                                             about_referent=headed)]
             continue
         if parts.embedded_question(segment):  # "(a) how backups work" → what is known about it
             # one per action it lists ("how to write X, enable it at boot and view its logs")
@@ -302,6 +306,8 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
             members = [] if item else parts.listed_nouns(target)
             if stated:  # no pronoun resolution: a statement's "it" is too often ambiguous
                 statement = parts.clean_phrase(parts.text_of(text, list(target)))
+                if statement.lower() == referent.lower():
+                    continue  # the heading the rest is asked about ("kubernetes liveness probes - …")
                 statements.append(Facet(text=templates["statement_facet"].format(
                     facet=statement[:1].lower() + statement[1:] if target[0].pos_ != "PROPN"
                     else statement), source=unit.text))
@@ -384,12 +390,15 @@ def _research_question(text: str, by_segment: list[Parts]) -> str:
 
 
 def _asked_pieces(text: str, segment: Span, referent: str, templates: dict,
-                  split: bool = True) -> list[str]:
+                  split: bool = True, about_referent: bool = False) -> list[str]:
     """A question, or (``split``) one question per coordinated noun it asks about ("What
-    are effective strategies, best practices, or existing projects that address X?")."""
+    are effective strategies, best practices, or existing projects that address X?");
+    ``about_referent``: the question is about the referent even where it does not point
+    back to it ("probes - …, and what happens when one fails")."""
     phrase = parts.resolve_pronouns(text, segment, referent)
     too_short = len(phrase.split()) < MIN_QUESTION_WORDS  # "What is MVCC?" in a list about X
-    if referent and referent.lower() not in phrase.lower() and (parts.bridging(segment) or too_short):
+    if referent and referent.lower() not in phrase.lower() and (
+            parts.bridging(segment) or too_short or about_referent):
         phrase += templates["topic_suffix"].format(topic=referent)
     elif too_short and (asked_about := _named_thing(segment)):
         # "What is CRISPR, how does it work, …": the short question is about its own subject

@@ -371,18 +371,28 @@ def clause_segments(doc: Doc, nested_at: set[int] = frozenset()) -> list[Span]:
     needed, and how does autovacuum decide when to run?"): a new one opens at a sentence
     start or at a question word that follows a comma, colon or conjunction and does not
     open a relative clause (``nested_at``: where relative clauses open, by the end offset
-    of their relative word)."""
+    of their relative word); after a label's colon or dash, at every question word of the
+    list that follows ("docker volumes: where they live, who owns them and what …")."""
     starts = []
+    listed = False  # inside questions listed after a label ("docker volumes: where they live, who …")
     for token in doc:
         if token.is_sent_start:
             starts.append(token.i)
+            listed = False
             continue
         previous = doc[token.i - 1]
         coordinated = token.i > 1 and previous.pos_ == "CCONJ" and doc[token.i - 2].tag_ in WH_TAGS
+        if token.tag_ in WH_TAGS and previous.text in LIST_INTRODUCERS:
+            # no relative clause opens after a colon or dash: the parse's "relcl" is a slip;
+            # after a label, every question word of the list opens a question
+            listed = _a_label(doc[starts[-1]:previous.i])
+            starts.append(token.i)
+            continue
         if (token.tag_ in WH_TAGS and previous.pos_ in ("PUNCT", "CCONJ") and not coordinated
-                and token.head.dep_ not in ("relcl", "acl") and previous.text not in ("(", "\"")
-                and token.idx + len(token.text) not in nested_at
-                and _has_main_verb(doc[starts[-1]:token.i])):
+                and previous.text not in ("(", "\"")
+                and (listed or (token.head.dep_ not in ("relcl", "acl")
+                                and token.idx + len(token.text) not in nested_at
+                                and _has_main_verb(doc[starts[-1]:token.i])))):
             starts.append(previous.i if previous.pos_ == "CCONJ" else token.i)
     starts = sorted(set(starts))
     spans = []
@@ -396,6 +406,12 @@ def clause_segments(doc: Doc, nested_at: set[int] = frozenset()) -> list[Span]:
         if any(t.pos_ in ("NOUN", "PROPN", "VERB", "PRON") for t in span):
             spans.append(span)
     return spans
+
+
+def _a_label(span: Span) -> bool:
+    """A few words without a verb ("docker volumes", "Kubernetes liveness probes")."""
+    words = [t for t in span if t.is_alpha]
+    return 0 < len(words) <= MAX_LABEL_WORDS and not any(t.pos_ in ("VERB", "AUX") for t in span)
 
 
 def _without_label(span: Span) -> Span:
