@@ -49,6 +49,14 @@ def test_a_quote_that_lost_its_subject_to_the_line_before_does_not_stand_alone()
     assert [stands_alone(doc) for doc in parse_batch(texts)] == [False, False, True, True]
 
 
+def test_a_quote_that_opens_with_a_conjunction_leans_on_the_line_before():
+    texts = ["And then this is what a kernel developer says about his use of git bisect.",
+             "But the index is only updated when you run git add.",
+             "Then the index is updated.",  # an adverb alone may open a statement
+             "Git and Mercurial both store history as snapshots."]  # a conjunction inside it
+    assert [stands_alone(doc) for doc in parse_batch(texts)] == [False, False, True, True]
+
+
 def test_the_answer_paragraph_opens_each_section_with_a_claim_that_stands_alone():
     def claim(claim_id: str, text: str) -> dict:
         return {"claim_id": claim_id, "text": text, "source_ids": [f"kb:git:{claim_id}"],

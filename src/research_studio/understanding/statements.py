@@ -39,11 +39,18 @@ _SUBJECTS = ("nsubj", "nsubjpass", "csubj", "csubjpass", "expl")
 
 
 def stands_alone(doc: Doc | None) -> bool:
-    """The parsed text's first sentence does not lack the subject its verb needs. A quote
-    cut after a code line ("will create a new branch based at the current HEAD …", whose
-    subject was the command above it) has a verb with an auxiliary and no subject; an
-    imperative ("Run git gc") has neither and stands. True when the text cannot be judged."""
-    root = next(iter(doc.sents)).root if doc is not None and len(doc) else None
-    return root is None or not (
-        root.pos_ in _VERB_POS and any(c.dep_ in ("aux", "auxpass") for c in root.children)
-        and not any(c.dep_ in _SUBJECTS for c in root.children))
+    """The parsed text's first sentence does not lack the subject its verb needs, nor
+    open with a conjunction that joins it to the line before ("And then this is what …
+    says about git bisect"). A quote cut after a code line ("will create a new branch
+    based at the current HEAD …", whose subject was the command above it) has a verb with
+    an auxiliary and no subject; an imperative ("Run git gc") has neither and stands. True
+    when the text cannot be judged."""
+    sentence = next(iter(doc.sents)) if doc is not None and len(doc) else None
+    if sentence is None:
+        return True
+    first = next((t for t in sentence if not (t.is_punct or t.is_space)), None)
+    if first is not None and first.pos_ == "CCONJ":
+        return False
+    root = sentence.root
+    return not (root.pos_ in _VERB_POS and any(c.dep_ in ("aux", "auxpass") for c in root.children)
+                and not any(c.dep_ in _SUBJECTS for c in root.children))
