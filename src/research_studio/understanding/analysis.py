@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc, Span, Token
 
 from research_studio.knowledge.lexical import tokenize
 from research_studio.prompts import load_data
@@ -499,7 +499,7 @@ def _listed_after(owner) -> list[Span]:
     return serial_members(sentence.doc[mark.i + 1:end]) if mark is not None else []
 
 
-def _list_owner(doc: Doc):
+def _list_owner(doc: Doc) -> Token | None:
     """The noun a colon or dash follows when a comma list of three or more aspects comes
     after it ("the Marshall Plan — its goals, how much money was involved, and its
     effect"), or None. A list of questions alone is asked about the heading

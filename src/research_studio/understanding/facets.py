@@ -222,7 +222,8 @@ def contrasted_pair(doc: Doc, opening_only: bool = False) -> list[Token]:
         # …" has no subject the parse found
         headed = head.pos_ in _NOMINAL or (head.pos_ in _MISREAD_NAME and (
             _opens_the_sentence(head) or (named and head == root)))
-        if others and others[0].i == min(c.i for c in prep.children) and headed:
+        # the first object is the preposition's own ("A vs B"), not one found further on
+        if others and others[0].i == min((c.i for c in prep.children), default=-1) and headed:
             return _pieces_between(sentence, prep) or [head, *others]
     return []
 
@@ -352,12 +353,11 @@ def dimension_words(text: str, doc: Doc, group: list[Token], purpose: str) -> li
     a question asked after it, that are objects or attributes rather than names."""
     grouped = {t.i for phrase in _member_words(group) for t in phrase}
     purpose_start = text.find(purpose.strip()) if purpose else -1
+    asked = asked_after(group)  # "A vs B: which should I use to undo a commit?" asks its own question
     dims = []
     for token in doc:
-        if purpose_start >= 0 and token.idx >= purpose_start:
+        if (purpose_start >= 0 and token.idx >= purpose_start) or token == asked:
             break
-        if token == asked_after(group):
-            break  # "A vs B: which should I use to undo a commit?" asks its own question
         if (token.pos_ == "NOUN" and token.i not in grouped and token.i > group[0].i
                 and token.dep_ in ("pobj", "conj", "dobj", "attr")
                 and token.head.i not in grouped):
