@@ -1058,6 +1058,20 @@ def test_what_the_asker_considers_keeps_its_modifiers(embed):
     assert not any(t.startswith("What is known about company") for t in texts), texts
 
 
+@pytest.mark.parametrize(("opening", "actions"), [
+    # the parse makes nouns of "pin" and "configure" and a verb of "dependencies"
+    ("How can I ", ["create a Rust project", "pin dependencies with a lock file",
+                    "configure pre-commit hooks", "publish the crate to crates.io"]),
+    ("How do I ", ["clone the repository", "pin the toolchain with a rust-toolchain file",
+                   "configure rustfmt", "run the tests"]),
+])
+def test_actions_the_parser_reads_as_nouns_are_found_by_reading_each_alone(embed, opening, actions):
+    question = opening + ", ".join(actions[:-1]) + " and " + actions[-1]
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert texts == [f"{opening}{action}?" for action in actions]
+
+
 def test_every_action_of_a_list_is_asked_also_when_the_parser_nests_the_last(embed):
     structure = understand("How do I install Redis on Debian, check that the service is running, "
                            "and load a test dataset?", embed)

@@ -27,6 +27,7 @@ from research_studio.understanding.facets import (
     resolve_pronouns,
     verb_form,
 )
+from research_studio.understanding.parser import parse_batch
 
 # A serial list has at least three members (two are "A and B", which the parse reads);
 # more than five is a list of examples, researched as a whole (as in ``distribute``).
@@ -100,7 +101,8 @@ def serial_members(span: Span, owners: bool = False) -> list[Span]:
     pieces, joint = _pieces_after(span, commas, introduced)
     if len(pieces) < MIN_SERIAL - 1:
         return []
-    kind = _common_opening(pieces, introduced)
+    kind = _common_opening(pieces, introduced) or (
+        "finite" if not introduced and _actions_read_alone(pieces) else None)
     if kind is None:
         return []
     first = _first_member(doc[span.start:commas[0]], kind, pieces, introduced, owners)
@@ -166,6 +168,16 @@ def _common_opening(pieces: list[Span], introduced: bool = False) -> str | None:
     if kind == "noun" and not introduced and any(_finite_outside_clause(list(p)) for p in pieces):
         return None
     return kind
+
+
+def _actions_read_alone(pieces: list[Span]) -> bool:
+    """Every piece reads as an action when parsed on its own after "to" ("to pin
+    dependencies with a lock file"), where the parse of the whole sentence made nouns of
+    some of its verbs ("pin", "configure"); at least one piece is a verb in that parse."""
+    if not any(_opening(p[0]) in ("finite", "to") for p in pieces):
+        return False
+    docs = parse_batch([f"to {p.text}" for p in pieces], skip=("ner",))
+    return all(d is not None and len(d) > 1 and d[1].tag_ == "VB" for d in docs)
 
 
 def _first_member(lead: Span, kind: str, pieces: list[Span], introduced: bool,
