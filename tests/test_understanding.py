@@ -736,6 +736,11 @@ def test_a_group_that_is_not_asked_of_each_member_stays_whole(embed, question, m
      ["How to set up replication in PostgreSQL?", "How to monitor replication in PostgreSQL?"]),
     ("How should a small team deploy, monitor and roll back a web service?",
      [f"How should a small team {action} a web service?" for action in ("deploy", "monitor", "roll back")]),
+    ("How can I back up, compress and encrypt my home directory?",
+     [f"How can I {action} my home directory?" for action in ("back up", "compress", "encrypt")]),
+    # the parse reads "tag" as the object of "build"
+    ("How do I build, tag and push a container image?",
+     [f"How do I {action} a container image?" for action in ("build", "tag", "push")]),
 ])
 def test_coordinated_actions_are_asked_one_by_one(embed, question, actions):
     structure, texts = plan_of(question, embed)

@@ -271,6 +271,19 @@ def _modifies_a_later_member(members: list[Span]) -> bool:
         for k, member in enumerate(members[:-1]))
 
 
+def _bare_verbs(words: list[Token]) -> list[list[Token]]:
+    """An action's words, or the bare verbs they list where the parse read the verbs after
+    the first as its objects ("build, tag and" of "How do I build, tag and push an
+    image?"): each word after the first, between commas and a conjunction, is a word
+    LemmInflect knows as a verb."""
+    rest = [t for t in words[1:] if not t.is_punct]
+    listed = [t for t in rest if t.pos_ != "CCONJ"]
+    if not rest or rest[-1].pos_ != "CCONJ" or not listed or not all(
+            t.is_alpha and getAllLemmas(t.lower_, upos="VERB") for t in listed):
+        return [words]
+    return [[words[0]], *([t] for t in listed)]
+
+
 def _shared_object(words: list[list[Token]]) -> str:
     """The last action's object with the space before it (" a web service"), when every
     other action is a verb alone, with its particle at most ("set up"); else empty."""
@@ -339,8 +352,9 @@ def per_action(text: str, span: Span, referent: str = "") -> list[str]:
             continue
         if not _shares_its_subject(verb):
             return []
-        words = [_own_words(verb, verb.i), *(_own_words(a, min(t.i for t in a.subtree))
-                                             for a in actions[1:])]
+        words = [piece for w in [_own_words(verb, verb.i), *(_own_words(a, min(t.i for t in a.subtree))
+                                                             for a in actions[1:])]
+                 for piece in _bare_verbs(w)]
         prefix = text[span.start_char:verb.idx]
         # a passive's subject is what each action is done to ("How are vaccines developed
         # and tested?")
