@@ -273,15 +273,16 @@ def _modifies_a_later_member(members: list[Span]) -> bool:
 
 def _bare_verbs(words: list[Token]) -> list[list[Token]]:
     """An action's words, or the bare verbs they list where the parse read the verbs after
-    the first as its objects ("build, tag and" of "How do I build, tag and push an
-    image?"): each word after the first, between commas and a conjunction, is a word
-    LemmInflect knows as a verb."""
-    rest = [t for t in words[1:] if not t.is_punct]
-    listed = [t for t in rest if t.pos_ != "CCONJ"]
-    if not rest or rest[-1].pos_ != "CCONJ" or not listed or not all(
+    the first as its objects ("build, tag" of "How do I build, tag and push an image?"): a
+    comma follows the first, and each later word, between commas and conjunctions, is a
+    word LemmInflect knows as a verb."""
+    ordered = sorted(words, key=lambda t: t.i)
+    listed = [t for t in ordered[1:] if not (t.is_punct or t.pos_ == "CCONJ")]
+    first = ordered[0]
+    if first.i + 1 >= len(first.doc) or first.doc[first.i + 1].text != "," or not listed or not all(
             t.is_alpha and getAllLemmas(t.lower_, upos="VERB") for t in listed):
         return [words]
-    return [[words[0]], *([t] for t in listed)]
+    return [[first], *([t] for t in listed)]
 
 
 def _shared_object(words: list[list[Token]]) -> str:
