@@ -71,6 +71,18 @@ def test_an_item_the_parser_cuts_in_two_stays_whole(embed):
         == ["Blur", "Oasis"]
 
 
+@pytest.mark.parametrize(("question", "attributes"), [
+    ("What are the advantages and disadvantages of using Docker for local development?",
+     ["advantages", "disadvantages"]),
+    ("What are the similarities and differences of cats and dogs?", ["similarities", "differences"]),
+])
+def test_attributes_of_something_are_not_the_things_compared(embed, question, attributes):
+    # common nouns that share an "of" complement are asked of it, not compared with each other
+    structure, texts = plan_of(question, embed)
+    assert not set(attributes) & set(structure.items), structure.items
+    assert not any(f"of {a}" in t for a in attributes for t in texts), texts
+
+
 def test_a_comparing_question_is_asked_itself_beside_each_item(embed):
     question = "Which film is newer, The Apple Dumpling Gang or Heavyweights?"
     structure, texts = plan_of(question, embed)

@@ -186,9 +186,18 @@ def _compared(group: list, intent: str | None) -> bool:
     if any(c.dep_ == "poss" and c.tag_ == "PRP$" for m in group for c in m.children):
         return False
     if intent == K.COMPARISON:
-        return True
+        # "the advantages and disadvantages of using Docker": common nouns sharing an "of"
+        # complement are facets of what they are of, not things compared
+        return not (all(m.pos_ == "NOUN" for m in group) and _owner_complement(group))
     return intent == K.EVALUATIVE and not any(c.dep_ == "prep" for m in group for c in m.children) \
         and not any(t.dep_ in ("relcl", "acl") for t in group[0].ancestors)  # "who served as A and B"
+
+
+def _owner_complement(group: list) -> bool:
+    """A member has an "of" complement, which the parse hangs on the first member or the
+    last and the members share (English's genitive preposition: they are attributes of
+    its object)."""
+    return any(c.dep_ == "prep" and c.lower_ == "of" for m in group for c in m.children)
 
 
 def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: dict
