@@ -174,6 +174,17 @@ def test_a_templated_kind_with_no_subject_is_left_to_the_knowledge_base(kind):
     assert len(rows) >= 2 and all(question not in text for text, _, _ in rows[1:]), rows
 
 
+@pytest.mark.parametrize("question", [
+    "How do I upgrade Node.js from version 18 to 20?",
+    "How can we move our mail server from Exim to Postfix over the next year?",
+])
+def test_the_asker_s_own_procedure_is_not_followed_over_time(embed, question):
+    # the versions and dates read as a history; the asker asks how to act
+    structure, texts = plan_of(question, embed)
+    assert structure.kind != K.TEMPORAL
+    assert not any("originate" in t for t in texts), texts
+
+
 def test_an_evaluative_question_gets_one_sub_question_per_position_and_the_evidence(embed):
     question = ("Three experts disagree on climate tipping points: Expert A cites 2030 deadline, "
                 "Expert B cites 2050, Expert C says timelines are unknowable. Evaluate each "

@@ -157,8 +157,17 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         kind = K.OPEN
     if kind == K.COMPARISON:  # nothing to compare in the parse: research it openly
         kind = K.OPEN
+    if kind == K.TEMPORAL and _asks_how_to_act(doc):
+        kind = K.OPEN  # "How do I migrate X from version 13 to 15?" asks a procedure, not a history
     reason = parts.asked_reason(text, doc) if kind == K.CAUSAL else ""
     return QuestionStructure(kind=kind, topic=topic, reason_for=reason, **common)
+
+
+def _asks_how_to_act(doc: Doc) -> bool:
+    """The first sentence's verb has the asker for its subject ("How do I migrate …",
+    "How can we reduce …"): first person, by morphology."""
+    root = next(iter(doc.sents)).root
+    return any(c.dep_.startswith("nsubj") and c.morph.get("Person") == ["1"] for c in root.children)
 
 
 def _listed_actions(text: str, segment: Span, topic: str, asks: bool) -> list[str]:
