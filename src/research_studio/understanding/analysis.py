@@ -426,7 +426,7 @@ def _asked_pieces(text: str, segment: Span, referent: str, templates: dict,
         return inverted
     members = parts.listed_nouns(segment) if split else []
     if len(members) < 2 or len(members) > 5:
-        return (_distributed(text, segment, referent) or [phrase]) if split else [phrase]
+        return (_distributed(text, segment, referent, inverted) or [phrase]) if split else [phrase]
     return group_around(text, segment, members).questions()
 
 
@@ -440,16 +440,18 @@ def _named_thing(segment: Span) -> str:
     return chunks[-1].text if chunks else ""
 
 
-def _distributed(text: str, segment: Span, referent: str) -> list[str]:
+def _distributed(text: str, segment: Span, referent: str, inverted: list[str] | None = None) -> list[str]:
     """The question asked of each member of a group it names ("the philosophies of A, B
     and C"), or of each action it coordinates ("set up X and monitor its lag"); empty when
-    it asks one thing of one thing."""
+    it asks one thing of one thing. ``inverted``: the segment's ``inverted_subject_group``
+    when the caller has it (it parses the question again for every run it tries)."""
     group = distributed_group(text, segment)
     if group is not None:
         return group.questions()
+    if inverted is None:
+        inverted = inverted_subject_group(text, segment)
     # the parse's subjects, or the subject list it misread, where that finds more members
-    found = max(subject_group(text, segment), inverted_subject_group(text, segment), key=len) \
-        or per_action(text, segment, referent)
+    found = max(subject_group(text, segment), inverted, key=len) or per_action(text, segment, referent)
     listed = serial_questions(text, segment, referent)  # "install X, check Y, and run Z"
     return listed if len(listed) > len(found) else found
 

@@ -285,7 +285,7 @@ def _bare_verbs(words: list[Token]) -> list[list[Token]]:
     return [[first], *([t] for t in listed)]
 
 
-def _shared_object(words: list[list[Token]]) -> str:
+def _shared_object(text: str, words: list[list[Token]]) -> str:
     """The last action's object with the space before it (" a web service"), when every
     other action is a verb alone, with its particle at most ("set up"); else empty."""
     if any(t.dep_ != "prt" and t.i != w[0].i for w in words[:-1] for t in w):
@@ -295,9 +295,8 @@ def _shared_object(words: list[list[Token]]) -> str:
     rest = [t for t in last if t not in verb_words]
     if not rest or not any(t.pos_ in ("NOUN", "PROPN") for t in rest):
         return ""
-    doc = last[0].doc
-    end = max(t.i for t in verb_words)
-    return doc.text[doc[end].idx + len(doc[end].text):rest[-1].idx + len(rest[-1].text)]
+    end = max(verb_words, key=lambda t: t.i)
+    return text[end.idx + len(end.text):rest[-1].idx + len(rest[-1].text)]
 
 
 def _same_form(verb: Token, conjunct: Token) -> bool:
@@ -353,16 +352,15 @@ def per_action(text: str, span: Span, referent: str = "") -> list[str]:
             continue
         if not _shares_its_subject(verb):
             return []
-        words = [piece for w in [_own_words(verb, verb.i), *(_own_words(a, min(t.i for t in a.subtree))
-                                                             for a in actions[1:])]
-                 for piece in _bare_verbs(w)]
+        own = [_own_words(verb, verb.i), *(_own_words(a, min(t.i for t in a.subtree)) for a in actions[1:])]
+        words = [piece for w in own for piece in _bare_verbs(w)]
         prefix = text[span.start_char:verb.idx]
         # a passive's subject is what each action is done to ("How are vaccines developed
         # and tested?")
         if not _passive(verb) and any(not any(t.pos_ in ("NOUN", "PROPN") for t in w) for w in words):
             # "How should a team deploy, monitor and roll back a service?": the last
             # action's object is every bare action's
-            shared = _shared_object(words)
+            shared = _shared_object(text, words)
             return [prefix + text_of(text, w) + shared for w in words[:-1]] + [
                 prefix + text_of(text, words[-1])] if shared else []
         questions = []
