@@ -25,6 +25,13 @@ def test_asked_type_reads_the_asking_words(question, expected):
     assert asked_type(question, EMBED) == expected
 
 
+def test_a_noun_phrase_query_asks_for_what_its_head_names():
+    assert asked_phrase(parse("population of Tokyo")) == "population"
+    assert asked_type("population of Tokyo", EMBED) == "number"
+    # a bare phrase that names a topic asks for no single thing
+    assert asked_type("history of the printing press", EMBED) == "explanation"
+
+
 def test_asked_phrase_keeps_the_question_word_and_its_noun():
     assert asked_phrase(parse("What county shares a border with the county where Tenement was founded?")) \
         .startswith("What county")

@@ -273,6 +273,22 @@ def test_a_question_asking_for_one_thing_is_a_single_fact(embed, question):
     assert structure.kind == K.SINGLE_FACT and structure.is_simple
 
 
+# a query typed as a noun phrase, as into a search box, asks for the thing its head names
+@pytest.mark.parametrize("question", ["population of Tokyo", "inventor of the telephone",
+                                      "release date of Debian 12", "default memcached port"])
+def test_a_noun_phrase_naming_a_thing_is_a_single_fact(embed, question):
+    structure = understand(question, embed)
+    assert structure.kind == K.SINGLE_FACT and structure.is_simple
+
+
+# …and one that names a topic is researched from several angles
+@pytest.mark.parametrize("question", ["history of the printing press",
+                                      "side effects of statins in older adults",
+                                      "evolution of jazz in the twentieth century"])
+def test_a_noun_phrase_naming_a_topic_is_no_single_fact(embed, question):
+    assert understand(question, embed).kind != K.SINGLE_FACT
+
+
 @pytest.mark.parametrize("question", [
     "How has remote work changed city centres?",  # asks how: an explanation
     "Which languages are easiest to learn and why?",  # two things asked

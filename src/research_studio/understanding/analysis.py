@@ -149,9 +149,10 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         if len(asked) >= 2:
             return QuestionStructure(kind=K.MULTI_FACETED, facets=asked, topic=topic, **common)
     kind = K(intent) if intent in set(K) else K.OPEN
-    if one_question and embed is not None and asks_for_a_thing(doc, embed):
+    if len(sentences) == 1 and embed is not None and asks_for_a_thing(doc, embed):
         # "Who founded Mozilla?": the kind of the whole question leans on its subject
-        # ("founded" reads as history); what its asking words ask for does not
+        # ("founded" reads as history); what its asking words ask for does not. A query
+        # typed as a noun phrase ("default redis port") asks for what it names.
         kind = K.SINGLE_FACT
     if kind == K.SINGLE_FACT and len(sentences) > 1:
         kind = K.OPEN

@@ -32,9 +32,24 @@ def _asking_word(doc: Doc) -> Token | None:
     return next((t for t in doc if t.tag_ in WH_TAGS), None)
 
 
+def _named_thing(doc: Doc) -> Token | None:
+    """The head noun of a query written as a noun phrase alone ("default redis port",
+    "population of Tokyo"): a search-style query asks for the thing it names. None for
+    anything with a verb or a question word, or of more than one sentence."""
+    sentences = list(doc.sents)
+    if len(sentences) != 1 or _asking_word(doc) is not None:
+        return None
+    root = sentences[0].root
+    if root.pos_ not in ("NOUN", "PROPN") or any(t.pos_ in ("VERB", "AUX") for t in doc):
+        return None
+    return root
+
+
 def asked_noun(doc: Doc | None) -> Token | None:
     """The noun the question word determines ("port" in "What port does …", "county" in
     "Which county …"); None when it asks with a verb ("Who founded", "How many")."""
+    if doc is not None and (named := _named_thing(doc)) is not None:
+        return named
     asking = _asking_word(doc) if doc is not None else None
     # only a question word that can determine a noun does ("How did packaging evolve" asks
     # with a verb the tagger read as a noun)
@@ -54,12 +69,15 @@ def asked_noun(doc: Doc | None) -> Token | None:
 
 def asked_phrase(doc: Doc | None) -> str | None:
     """The words that say what is asked: the question word with the noun it determines
-    ("What year", "Which county") or the verb it hangs from ("Who married", "When is").
+    ("What year", "Which county") or the verb it hangs from ("Who married", "When is"), or
+    a noun-phrase query's head with its modifiers ("default port").
     The rest of a multi-hop question describes the thing asked for and would pull the
     encoder towards its own subject ("… the network which …" is not asking for a network).
     None without a question word (a yes/no question or an instruction asks for no thing)
     and for a question that does not parse as English (``doc`` None): its asking words are
     unknown."""
+    if doc is not None and (named := _named_thing(doc)) is not None:
+        return doc[named.left_edge.i:named.i + 1].text  # "default port" of "default port for X"
     asking = _asking_word(doc) if doc is not None else None
     if asking is None:
         return None
@@ -81,10 +99,19 @@ def _type_scores(doc: Doc | None, embed: Embed) -> dict[str, float] | None:
 def asked_type(question: str | Doc | None, embed: Embed) -> str:
     """The answer type whose exemplar questions are nearest to what the question (its
     text, or its parse) asks."""
-    scores = _type_scores(parse(question) if isinstance(question, str) else question, embed)
+    doc = parse(question) if isinstance(question, str) else question
+    scores = _type_scores(doc, embed)
     if scores is None:
         return NO_SINGLE_THING
+    if _named_thing(doc) is not None:  # a bare phrase names a topic as often as a thing
+        return _thing_type(scores) or NO_SINGLE_THING
     return max(scores, key=lambda name: scores[name])
+
+
+def _thing_type(scores: dict[str, float]) -> str | None:
+    """The nearest thing type when it leads the explanations by ``THING_MARGIN``."""
+    best = max((name for name in scores if name != NO_SINGLE_THING), key=lambda name: scores[name])
+    return best if scores[best] - scores[NO_SINGLE_THING] >= THING_MARGIN else None
 
 
 def _coordinates(doc: Doc) -> bool:
@@ -99,13 +126,13 @@ def _coordinates(doc: Doc) -> bool:
 def asks_for_a_thing(doc: Doc, embed: Embed) -> bool:
     """The question opens by asking for one thing, clearly more than for an explanation.
     Its question word must come before its main verb: "Is there a method for bidders who
-    have …?" asks yes or no, its "who" opens a relative clause. A question that
-    coordinates asks for more than one."""
+    have …?" asks yes or no, its "who" opens a relative clause. A query written as a noun
+    phrase asks with its head ("default port" of "default port for PostgreSQL"). A
+    question that coordinates asks for more than one."""
     asking = _asking_word(doc)
-    if asking is None or asking.i > asking.sent.root.i or _coordinates(doc):
+    if asking is None and _named_thing(doc) is None:
+        return False
+    if (asking is not None and asking.i > asking.sent.root.i) or _coordinates(doc):
         return False
     scores = _type_scores(doc, embed)
-    if scores is None:
-        return False
-    best = max((name for name in scores if name != NO_SINGLE_THING), key=lambda name: scores[name])
-    return scores[best] - scores[NO_SINGLE_THING] >= THING_MARGIN
+    return scores is not None and _thing_type(scores) is not None
