@@ -108,6 +108,38 @@ def test_a_comparison_of_named_attributes_asks_for_them(embed):
     assert_questions(texts)
 
 
+# attributes listed after the items are each compared on their own, beside each item, and
+# the list is not mistaken for the items however the parser hangs it
+@pytest.mark.parametrize(("question", "items", "attributes", "purpose"), [
+    ("Compare Spanish and Italian in difficulty, usefulness and pronunciation for English speakers",
+     ["Spanish", "Italian"], ["difficulty", "usefulness", "pronunciation"], "for English speakers"),
+    ("Compare PostgreSQL, MySQL and SQLite for a small web app on cost and reliability.",
+     ["PostgreSQL", "MySQL", "SQLite"], ["cost", "reliability"], "for a small web app"),
+    ("How do Python and Go compare in speed and memory use?", ["Python", "Go"], ["speed", "memory use"], ""),
+    # "in terms" frames the list; "as pets" stays what the comparison is about
+    ("Compare cats and dogs as pets in terms of cost and care", ["cats", "dogs"], ["cost", "care"],
+     "as pets"),
+])
+def test_listed_attributes_are_compared_one_by_one(embed, question, items, attributes, purpose):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.items == items
+    assert structure.dimensions == attributes and structure.purpose.strip() == purpose
+    assert_questions(texts)
+    for attribute in attributes:  # a row per attribute, naming every item and no other attribute
+        assert any(attribute in t and all(i in t for i in items)
+                   and not any(a in t for a in attributes if a != attribute) for t in texts), texts
+
+
+@pytest.mark.parametrize(("question", "purpose"), [
+    ("Compare Python and Ruby for startups and enterprises", "for startups and enterprises"),
+    ("How do cats and dogs compare as pets for families and retirees?", "for families and retirees"),
+])
+def test_a_list_of_whom_or_what_for_is_no_list_of_attributes(embed, question, purpose):
+    structure = understand(question, embed)
+    assert not structure.dimensions_listed and structure.purpose.strip() == purpose
+    assert not {"families", "retirees", "startups", "enterprises"} & set(structure.dimensions)
+
+
 # ---- facets: one sub-question per part, pronouns resolved ----------------------------------------
 def test_coordinated_facets_become_one_question_each(embed):
     structure, texts = plan_of("Explain the causes, effects, and solutions to climate change", embed)

@@ -19,6 +19,7 @@ from research_studio.prompts import load_data
 from research_studio.understanding import facets as parts
 from research_studio.understanding.answer_type import asks_for_a_thing
 from research_studio.understanding.chains import chain, relative_openers
+from research_studio.understanding.dimensions import ComparedOn, attribute_lists, compared_on
 from research_studio.understanding.distribute import (
     distributed_group,
     group_around,
@@ -73,6 +74,10 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     sentences = list(doc.sents)
     segments = parts.clause_segments(doc, relative_openers(doc))
     groups = parts.coordinated_groups(doc)
+    if len(groups) >= 2 and embed is not None and intent in (K.COMPARISON, K.EVALUATIVE):
+        # "Compare A and B by X, Y and Z" compares A and B
+        listed = attribute_lists(doc, groups, embed)
+        groups = [g for g in groups if not any(g is a for a in listed)] or groups
     group = max(groups, key=len) if groups else []
     nested = chain(doc, text)
     held = parts.positions(text, doc)
@@ -119,11 +124,11 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         if len(aspects) >= 2:
             return QuestionStructure(kind=K.MULTI_FACETED, facets=aspects, topic=owned, **common)
     if len(group) >= 2 and _compared(group, intent) and not (brief and len(facets) >= 2):
-        return _comparison(text, doc, group, segments, common)
+        return _comparison(text, doc, group, segments, common, embed)
     pair = parts.contrasted_pair(doc, opening_only=intent == K.EVALUATIVE) \
         if len(group) < 2 and intent in (K.COMPARISON, K.EVALUATIVE) and not brief else []
     if pair:  # "How does A differ from B?", "A vs. B for X?", "A vs. B: which should I pick?"
-        return _comparison(text, doc, pair, segments, common)
+        return _comparison(text, doc, pair, segments, common, embed)
     if len(facets) >= 2:
         return QuestionStructure(kind=K.MULTI_FACETED, facets=facets, topic=topic, **common)
     listed = _listed_actions(text, segments[0], topic, one_question) \
@@ -210,9 +215,10 @@ def _owner_complement(group: list) -> bool:
     return any(c.dep_ == "prep" and c.lower_ == "of" for m in group for c in m.children)
 
 
-def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: dict
-                ) -> QuestionStructure:
-    if parts.asked_after(group) is not None:  # "A vs B: which should I use …?" is asked itself
+def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: dict,
+                embed: Embed | None) -> QuestionStructure:
+    asked_at = parts.asked_after(group)
+    if asked_at is not None:  # "A vs B: which should I use …?" is asked itself
         common = {**common, "asks_itself": True}
     items = parts.member_phrases(text, group)
     facets = []
@@ -222,15 +228,33 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
             facets.append(Facet(text=_as_question(parts.per_item(text, segment)),
                                 source=segment.text))
     purpose = parts.purpose_phrase(text, doc, group)
-    dimensions = parts.dimension_words(text, doc, group, purpose)
+    listed = compared_on(text, doc, group, embed, asked_at.i if asked_at is not None else None) \
+        if embed is not None else None
+    each = listed is not None and bool(listed.dimensions)  # attributes compared one by one
+    if listed is not None and each:  # "… for a small web app on cost and reliability"
+        purpose = _around(text, purpose, listed)
+        dimensions = listed.dimensions
+    else:  # a listed purpose ("for beginners and experts") holds no attributes
+        purpose = purpose or (f" {listed.then}" if listed is not None else "")
+        dimensions = parts.dimension_words(text, doc, group, purpose)
     asked = distributed_group(text, segments[0]) if common["asks_itself"] else None
     if not facets and asked is not None and asked.members == items:
         # "What are the pros and cons of A, B and C for X?" asks the same of each item: its
         # attribute, not the nouns after the group, is what each item is researched for
-        facets, dimensions = [Facet(text=_as_question(asked.template()), source=segments[0].text)], []
+        facets, dimensions, each = [Facet(text=_as_question(asked.template()),
+                                          source=segments[0].text)], [], False
     return QuestionStructure(kind=K.COMPARISON, items=items, facets=facets, purpose=purpose,
-                             dimensions=dimensions,
+                             dimensions=dimensions, dimensions_listed=each,
                              topic=parts.topic(text, doc, grouped), **common)
+
+
+def _around(text: str, purpose: str, listed: ComparedOn) -> str:
+    """The purpose phrase without the attributes listed in it: its words before them ("for
+    a small web app" of "… on cost and reliability"), else those after them ("for English
+    speakers" of "in difficulty and usefulness for English speakers")."""
+    start = text.find(purpose.strip()) if purpose else -1
+    before = text[start:listed.start].strip(" ,") if 0 <= start < listed.start else ""
+    return f" {before or listed.then}" if before or listed.then else ""
 
 
 Parts = tuple[list[Facet], list[Facet]]  # a segment's questions and instructions, its statements

@@ -23,7 +23,8 @@ def _join(words: list[str]) -> str:
 def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
     """An instruction to compare ("Compare X, Y and Z for …") gets each item's profile and
     how they differ; a question that compares ("Which film is newer, X or Y?") is asked
-    itself, with what is known about each item beside it."""
+    itself, with what is known about each item beside it. Attributes the question lists
+    ("on cost and reliability") are compared one by one where the limit leaves room."""
     t = load_data("offline_plan")["comparison"]
     dims = _join(s.dimensions) if s.dimensions else ""
     asking = s.asks_itself and not s.facets
@@ -42,6 +43,11 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
         else:
             text = t["item"].format(item=item, purpose=s.purpose)
         rows.append((text, 0.9, f"compared item: {item}"))
+    if s.dimensions_listed and len(rows) + len(s.dimensions) <= limit:
+        # "… on performance, learning curve and ecosystem": each attribute compared on its own
+        return rows + [(t["contrast_with_dimensions"].format(items=_join(s.items), dimensions=d,
+                                                             purpose=s.purpose),
+                        0.8, f"the compared items on {d}") for d in s.dimensions]
     if len(rows) < limit and not asking:
         contrast = t["contrast_with_dimensions"] if dims else t["contrast"]
         rows.append((contrast.format(items=_join(s.items), dimensions=dims, purpose=s.purpose),

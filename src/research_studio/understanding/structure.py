@@ -46,6 +46,9 @@ class QuestionStructure:
     topic: str = ""
     items: list[str] = field(default_factory=list)
     dimensions: list[str] = field(default_factory=list)
+    # the dimensions were written as a list of attributes ("on cost and reliability"), each
+    # compared on its own; nouns merely found after the items are not
+    dimensions_listed: bool = False
     purpose: str = ""
     reason_for: str = ""  # a "why" question's clause: "the Roman Empire to fall"
     facets: list[Facet] = field(default_factory=list)
