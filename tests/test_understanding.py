@@ -130,6 +130,22 @@ def test_listed_attributes_are_compared_one_by_one(embed, question, items, attri
                    and not any(a in t for a in attributes if a != attribute) for t in texts), texts
 
 
+# kinds of one thing written as modifiers of it are compared as kinds of it
+@pytest.mark.parametrize(("question", "items", "purpose"), [
+    ("Compare electric and hybrid cars for a daily commute", ["electric cars", "hybrid cars"],
+     "for a daily commute"),
+    ("Compare public and private universities for an engineering degree",
+     ["public universities", "private universities"], "for an engineering degree"),
+    # a member with words of its own is an item as it stands
+    ("Compare git merge and git rebase", ["git merge", "git rebase"], ""),
+])
+def test_modifiers_sharing_a_noun_are_compared_as_kinds_of_it(embed, question, items, purpose):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.items == items
+    assert structure.purpose.strip() == purpose and not structure.dimensions
+    assert_questions(texts)
+
+
 @pytest.mark.parametrize(("question", "purpose"), [
     ("Compare Python and Ruby for startups and enterprises", "for startups and enterprises"),
     ("How do cats and dogs compare as pets for families and retirees?", "for families and retirees"),

@@ -74,6 +74,8 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     sentences = list(doc.sents)
     segments = parts.clause_segments(doc, relative_openers(doc))
     groups = parts.coordinated_groups(doc)
+    if intent in (K.COMPARISON, K.EVALUATIVE):  # "Compare electric and hybrid cars"
+        groups += parts.modifier_groups(doc)
     if len(groups) >= 2 and embed is not None and intent in (K.COMPARISON, K.EVALUATIVE):
         # "Compare A and B by X, Y and Z" compares A and B
         listed = attribute_lists(doc, groups, embed)
@@ -221,14 +223,19 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
     if asked_at is not None:  # "A vs B: which should I use …?" is asked itself
         common = {**common, "asks_itself": True}
     items = parts.member_phrases(text, group)
+    head = parts.shared_head(group)
+    if head is not None:  # "state and local governments": a state government, a local government
+        items = [f"{item} {head.text}" for item in items]
+    # what follows the compared phrase follows its shared noun, when it has one
+    compared = [head] if head is not None else group
     facets = []
     grouped = {t.i for m in group for t in m.subtree}
     for segment in segments:  # "… : what is each one good for?" asks the same of every item
         if parts.asks(segment) and not {t.i for t in segment} & grouped:
             facets.append(Facet(text=_as_question(parts.per_item(text, segment)),
                                 source=segment.text))
-    purpose = parts.purpose_phrase(text, doc, group)
-    listed = compared_on(text, doc, group, embed, asked_at.i if asked_at is not None else None) \
+    purpose = parts.purpose_phrase(text, doc, compared)
+    listed = compared_on(text, doc, compared, embed, asked_at.i if asked_at is not None else None) \
         if embed is not None else None
     each = listed is not None and bool(listed.dimensions)  # attributes compared one by one
     if listed is not None and each:  # "… for a small web app on cost and reliability"
@@ -236,7 +243,7 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
         dimensions = listed.dimensions
     else:  # a listed purpose ("for beginners and experts") holds no attributes
         purpose = purpose or (f" {listed.then}" if listed is not None else "")
-        dimensions = parts.dimension_words(text, doc, group, purpose)
+        dimensions = parts.dimension_words(text, doc, compared, purpose)
     asked = distributed_group(text, segments[0]) if common["asks_itself"] else None
     if not facets and asked is not None and asked.members == items:
         # "What are the pros and cons of A, B and C for X?" asks the same of each item: its

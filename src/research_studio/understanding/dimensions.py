@@ -117,7 +117,7 @@ def attribute_lists(doc: Doc, groups: list[list[Token]], embed: Embed) -> list[l
     written after another group's members, and that phrase reads as attributes."""
     found = []
     for group in groups:
-        first = min(t.i for t in group)
+        first = group[0].left_edge.i  # before the member's own modifiers ("running costs")
         opening = next((t for t in reversed(doc[:first]) if t.pos_ == "ADP"
                         or t.pos_ in ("VERB", "AUX") or t.is_punct), None)
         # "the pros and cons of A, B and C": a phrase on the earlier group's nouns completes

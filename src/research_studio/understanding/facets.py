@@ -129,6 +129,30 @@ def coordinated_groups(doc: Doc) -> list[list[Token]]:
     return groups
 
 
+def modifier_groups(doc: Doc) -> list[list[Token]]:
+    """Groups of two or more coordinated adjectives before one noun ("electric and hybrid
+    cars", "the French and American revolutions"), which ``coordinated_groups`` leaves
+    out: each names a kind of that noun."""
+    return [members for token in doc if token.pos_ == "ADJ" and token.dep_ == "amod"
+            and len(members := conjuncts_in_order(token)) >= 2 and shared_head(members) is not None]
+
+
+def shared_head(group: list[Token]) -> Token | None:
+    """The noun every member of the group modifies, written right after the last member
+    ("cars" of "electric and hybrid cars", "governments" of "state and local governments");
+    None when the first member has words of its own ("git merge and git rebase" names two
+    commands), is a name, or the members are not modifiers."""
+    first, last = group[0], group[-1]
+    head = first.head
+    # names are items as they stand ("both the Lithocarpus and Duranta species")
+    if first.dep_ not in ("amod", "nmod", "compound") or first.pos_ == "PROPN" \
+            or head.pos_ not in _NOMINAL or head.i != last.i + 1:
+        return None
+    if any(c.dep_ not in ("cc", "conj", "punct", "det") for c in first.children):
+        return None
+    return head
+
+
 def _listed_together(members: list[Token]) -> list[Token]:
     """The members written as one list: between two of them stand only commas, a
     conjunction and the next member's own modifiers and determiner ("a Roth IRA and a
