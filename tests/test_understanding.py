@@ -45,6 +45,7 @@ def assert_questions(texts: list[str]) -> None:
 # ---- comparison: one sub-question per item, then how they differ ---------------------------------
 @pytest.mark.parametrize(("question", "items"), [
     ("Compare Kafka and RabbitMQ", ["Kafka", "RabbitMQ"]),
+    ("Compare Vim and Emacs", ["Vim", "Emacs"]),  # "Compare" is tagged a verb inside a name
     ("Compare React, Vue and Angular for building web applications", ["React", "Vue", "Angular"]),
     ("Compare React, Vue, and Angular for building web applications.", ["React", "Vue", "Angular"]),
     ("What are the differences between PostgreSQL and MySQL?", ["PostgreSQL", "MySQL"]),

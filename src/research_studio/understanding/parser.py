@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Token
 
 log = logging.getLogger("research_studio.understanding")
 
@@ -140,11 +140,18 @@ def _with_code_as_names(nlp: Language, text: str) -> Doc:
     return doc
 
 
+def _not_a_verb_here(token: Token) -> bool:
+    """Not read as a verb, or read as one that modifies a noun ("Compare" of "Compare Vim
+    and Emacs", tagged a verb and parsed as part of the name "Compare Vim")."""
+    return not token.tag_.startswith("VB") or token.dep_ in ("compound", "amod", "nmod")
+
+
 def parse(text: str, judge_language: bool = True) -> Doc | None:
     """The parse of an English text; None when it is not English or cannot be parsed.
 
     The small model reads a capitalised imperative that opens a sentence or follows a
-    label ("Compare React, Vue and Angular", "Objective: Investigate …") as a proper noun;
+    label ("Compare React, Vue and Angular", "Objective: Investigate …") as a proper noun,
+    or as a verb that is part of a name ("Compare Vim and Emacs");
     where the same text with that word's first letter in lower case parses it as a verb,
     that parse is used. Offsets are the same in both (one character changes case), so
     spans still point into ``text``; a text without closing punctuation is parsed with a
@@ -158,11 +165,12 @@ def parse(text: str, judge_language: bool = True) -> Doc | None:
         text += "."
     try:
         doc = _with_code_as_names(nlp, text)
-        openers = [t for t in doc if t.text[:1].isupper() and not t.tag_.startswith("VB")
+        openers = [t for t in doc if t.text[:1].isupper() and _not_a_verb_here(t)
                    and (t.is_sent_start or (t.i and doc[t.i - 1].text == ":"))]
         if openers:
             alternative = _with_code_as_names(nlp, _lowered(text, openers))
-            verbs = [t for t in openers if alternative[t.i].tag_ == "VB"]
+            verbs = [t for t in openers if alternative[t.i].tag_ == "VB"
+                     and not _not_a_verb_here(alternative[t.i])]
             if verbs:
                 doc = alternative if len(verbs) == len(openers) \
                     else _with_code_as_names(nlp, _lowered(text, verbs))
