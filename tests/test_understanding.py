@@ -207,6 +207,13 @@ def test_a_causal_question_asks_for_the_factors(embed):
     assert texts[1] == "What factors led the Roman Empire to fall?"
 
 
+def test_a_why_question_whose_verb_is_tagged_a_noun_asks_for_its_factors(embed):
+    # the small tagger reads "purr" as a noun; its auxiliary makes it the verb
+    structure, texts = plan_of("Why do cats purr?", embed)
+    assert structure.kind == K.CAUSAL and structure.reason_for == "cats to purr"
+    assert "What factors led cats to purr?" in texts and "What are the causes of cats?" not in texts
+
+
 def test_a_temporal_question_is_followed_over_time(embed):
     structure, texts = plan_of("How has remote work changed since 2020?", embed)
     assert structure.kind == K.TEMPORAL

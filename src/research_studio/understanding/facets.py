@@ -655,7 +655,9 @@ def asked_reason(text: str, doc: Doc) -> str:
     root = next(iter(doc.sents)).root
     first = doc[0]
     subjects = [c for c in root.children if c.dep_.startswith("nsubj")]
-    if first.tag_ != "WRB" or root.pos_ != "VERB" or not subjects:
+    # a root with an auxiliary is a verb, whatever its tag ("Why do cats purr?": "purr" a noun)
+    verb = root.pos_ == "VERB" or any(c.dep_ == "aux" for c in root.children)
+    if first.tag_ != "WRB" or not verb or not subjects:
         return ""
     subject = text_of(text, list(subjects[0].subtree))
     rest = [t for t in doc[root.i + 1:root.sent.end] if not t.is_punct]
