@@ -198,6 +198,22 @@ def test_a_pronoun_subject_is_replaced_by_what_it_stands_for(embed):
                      "How does autovacuum decide when to run?"]
 
 
+# "Who did X, and how did it …?": the second question's "it" is the first one's object, and
+# a first question too short to stand alone is researched within the whole
+def test_a_question_about_who_did_something_is_about_what_they_did(embed):
+    structure, texts = plan_of("Who invented the telephone and how did it change communication in America?",
+                               embed)
+    assert structure.kind == K.MULTI_FACETED and structure.topic == "the telephone"
+    assert texts == ["Who invented the telephone?", "How did the telephone change communication in America?"]
+
+
+def test_a_short_first_question_is_researched_within_the_whole(embed):
+    structure, texts = plan_of("Who discovered penicillin and how did it change medicine?", embed)
+    assert not structure.is_simple
+    assert texts == ["Who discovered penicillin and how did it change medicine?",
+                     "How did penicillin change medicine?"]
+
+
 # ---- causal, temporal, evaluative ------------------------------------------------------------------
 def test_a_causal_question_asks_for_the_factors(embed):
     structure, texts = plan_of("Why did the Roman Empire fall?", embed)

@@ -115,6 +115,10 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         return QuestionStructure(kind=K.EVALUATIVE, positions=held,
                                  topic=parts.topic(text, doc, skip), **common)
     facets = _segment_facets(by_segment) if split else []
+    if one_question and len(facets) == 1 and _asks_a_short_question(by_segment):
+        # "Who wrote Hamlet and why is it still performed?": a question too short to stand
+        # alone ("Who wrote Hamlet?") is researched within the whole, beside the other
+        facets = [Facet(text=_whole_question(text), source=text), *facets]
     owner = parts.introduced_by(group) if len(group) >= 2 and not brief else None
     if owner is None and not brief:
         owner = _list_owner(doc)  # the parse missed the list: "X — its goals, how much …"
@@ -274,6 +278,11 @@ def _segment_facets(by_segment: list[Parts]) -> list[Facet]:
     asked = [f for questions, _ in by_segment for f in questions]
     statements = [f for _, stated in by_segment for f in stated]
     return _whole(asked + statements)
+
+
+def _asks_a_short_question(by_segment: list[Parts]) -> bool:
+    """A segment asks a question under ``MIN_QUESTION_WORDS`` words."""
+    return any(len(f.text.split()) < MIN_QUESTION_WORDS for asked, _ in by_segment for f in asked)
 
 
 def _whole(facets: list[Facet]) -> list[Facet]:

@@ -551,20 +551,30 @@ def topic(text: str, doc: Doc, skip: set[int] = frozenset()) -> str:
     # causes inflation, and how do central banks fight it?" is the second question's
     subjects = [c for c in chunks if c.root.dep_.startswith("nsubj") and c.start < first_sentence.end
                 and c.root.head.dep_ != "conj"]
+    # "Who invented the printing press, and how did it change Europe?": a question word
+    # asks for the subject, so a first clause that a second question follows is about its
+    # object (which the second's pronoun stands for)
+    root = first_sentence.root
+    asked = any(c.dep_.startswith("nsubj") and c.tag_ in WH_TAGS for c in root.children) and any(
+        c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") and c.left_edge.tag_ in WH_TAGS
+        for c in root.children)
+    objects = [c for c in chunks if asked and c.root.dep_ == "dobj" and c.root.head == root]
     named = [c for c in chunks if c.root.pos_ == "PROPN"]
+    if objects:  # it stands for the pronoun of the next question: "How did the telephone …?"
+        return clean_phrase(noun_phrase(text, objects[0], keep_article=True))
     for candidates in (subjects, named, chunks):
         if candidates:
             return clean_phrase(noun_phrase(text, candidates[0]))
     return ""
 
 
-def noun_phrase(text: str, chunk: Span) -> str:
+def noun_phrase(text: str, chunk: Span, keep_article: bool = False) -> str:
     """The chunk without its article (a name keeps it) or a superlative ("the best
     database" is about databases), with compound words that follow it ("machine learning", when the parser
     hangs "learning" on the next word) and the prepositional phrase that completes it
     ("the history of Lisbon")."""
     doc = chunk.doc
-    article = chunk.root.pos_ != "PROPN"  # "the Roman Empire" keeps it
+    article = chunk.root.pos_ != "PROPN" and not keep_article  # "the Roman Empire" keeps it
     tokens = [t for t in chunk if not (article and t.dep_ == "det" and t.i == chunk.start)
               and "Sup" not in t.morph.get("Degree")]
     following = chunk.end
