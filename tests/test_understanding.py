@@ -158,6 +158,13 @@ def test_a_list_of_whom_or_what_for_is_no_list_of_attributes(embed, question, pu
 
 
 # ---- facets: one sub-question per part, pronouns resolved ----------------------------------------
+def test_facets_of_an_action_are_asked_of_it(embed):
+    # the nouns share "of" with a gerund's clause, which the parse hangs as a complement
+    structure, texts = plan_of("What are the benefits and risks of taking creatine?", embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert texts == ["What are the benefits of taking creatine?", "What are the risks of taking creatine?"]
+
+
 def test_coordinated_facets_become_one_question_each(embed):
     structure, texts = plan_of("Explain the causes, effects, and solutions to climate change", embed)
     assert structure.kind == K.MULTI_FACETED

@@ -317,6 +317,9 @@ def personal(tokens: list[Token] | Span) -> bool:
     return any(t.morph.get("Person") in (["1"], ["2"]) for t in tokens)
 
 
+_PREP_OBJECTS = ("pobj", "pcomp")
+
+
 def shared_object(text: str, members: list[Token]) -> tuple[str, str]:
     """The preposition and object the group shares ("… and solutions to climate change"
     → ("to", "climate change")), attached to a member or to the word that governs it."""
@@ -324,13 +327,14 @@ def shared_object(text: str, members: list[Token]) -> tuple[str, str]:
     # the phrases after the group, wherever the parser hangs them ("the causes and effects
     # of inflation in Argentina" may hang "in Argentina" on "causes"): the first gives the
     # preposition, all of them the object
+    # the object may be a gerund's clause ("… of using Docker in production")
     preps = sorted((c for holder in holders for c in holder.rights if c.dep_ == "prep"
-                    and c.i > members[-1].i - 1 and any(o.dep_ == "pobj" for o in c.children)),
+                    and c.i > members[-1].i - 1 and any(o.dep_ in _PREP_OBJECTS for o in c.children)),
                    key=lambda t: t.i)
     if not preps:
         return "", ""
     first = preps[0]
-    objects = [c for c in first.children if c.dep_ == "pobj"]
+    objects = [c for c in first.children if c.dep_ in _PREP_OBJECTS]
     if personal(list(objects[0].subtree)):  # "my research area" names nothing
         return "", ""
     start = min(t.i for t in objects[0].subtree)
