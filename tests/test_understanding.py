@@ -346,7 +346,9 @@ def test_a_single_fact_is_simple(embed, question):
                                       "Which company makes the Raspberry Pi?",
                                       "What year did the Berlin Wall fall?",
                                       "When did the Apollo program end?",
-                                      "What port does the Redis server listen on by default?"])
+                                      "What port does the Redis server listen on by default?",
+                                      # an infinitive describes the person asked for, nothing nests
+                                      "Who was the first person to climb Mount Everest?"])
 def test_a_question_asking_for_one_thing_is_a_single_fact(embed, question):
     structure = understand(question, embed)
     assert structure.kind == K.SINGLE_FACT and structure.is_simple

@@ -73,8 +73,8 @@ def _opens_relative(token: Token) -> bool:
     if token.tag_ in WH_TAGS:
         # a capitalised one opens a title ("How I Met Your Mother"); "what artist" asks
         return token.text[:1].islower() and token.dep_ != "det"
-    return any(t.dep_ == "relcl" and min(s.i for s in t.subtree) == token.i
-               for t in token.ancestors)
+    return token.tag_ != "TO" and any(t.dep_ == "relcl" and min(s.i for s in t.subtree) == token.i
+                                      for t in token.ancestors)
 
 
 def _markers(doc: Doc) -> list[_Marker]:
