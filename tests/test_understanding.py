@@ -237,6 +237,29 @@ def test_a_why_question_whose_verb_is_tagged_a_noun_asks_for_its_factors(embed):
     assert "What factors led cats to purr?" in texts and "What are the causes of cats?" not in texts
 
 
+# a yes/no question asks whether a statement holds: the evidence for and against it
+@pytest.mark.parametrize(("question", "statement"), [
+    ("Does coffee cause dehydration?", "coffee causes dehydration"),
+    ("Can AI replace radiologists?", "AI can replace radiologists"),
+    ("Is nuclear power safe?", "nuclear power is safe"),  # the parse makes the subject an attribute
+])
+def test_a_yes_no_question_weighs_the_statement_it_asks_about(embed, question, statement):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.EVALUATIVE and structure.claim == statement
+    assert_questions(texts)
+    assert texts[0] == question
+    assert any(statement in t and "supports" in t for t in texts), texts
+    assert any(statement in t and "contradicts" in t for t in texts), texts
+
+
+@pytest.mark.parametrize("question", [
+    "Should I learn Rust in 2025?",  # asks the asker's advice
+    "Are Python and Ruby both interpreted languages?",  # of two things: a comparison's
+])
+def test_a_yes_no_question_about_the_asker_or_several_things_states_nothing(embed, question):
+    assert understand(question, embed).claim == ""
+
+
 def test_a_temporal_question_is_followed_over_time(embed):
     structure, texts = plan_of("How has remote work changed since 2020?", embed)
     assert structure.kind == K.TEMPORAL

@@ -19,6 +19,7 @@ from research_studio.prompts import load_data
 from research_studio.understanding import facets as parts
 from research_studio.understanding.answer_type import asks_for_a_thing
 from research_studio.understanding.chains import chain, relative_openers
+from research_studio.understanding.claim import yes_no_claim
 from research_studio.understanding.dimensions import ComparedOn, attribute_lists, compared_on
 from research_studio.understanding.distribute import (
     distributed_group,
@@ -171,8 +172,14 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         kind = K.OPEN
     if kind == K.TEMPORAL and _asks_how_to_act(doc):
         kind = K.OPEN  # "How do I migrate X from version 13 to 15?" asks a procedure, not a history
+    # "Does coffee cause dehydration?" asks whether a statement holds: the evidence for and
+    # against it is weighed, whatever the kind its subject reads like
+    claim = yes_no_claim(text, doc) if one_question and kind != K.SINGLE_FACT else None
+    if claim is not None:
+        kind, topic = K.EVALUATIVE, claim.subject or topic
     reason = parts.asked_reason(text, doc) if kind == K.CAUSAL else ""
-    return QuestionStructure(kind=kind, topic=topic, reason_for=reason, **common)
+    return QuestionStructure(kind=kind, topic=topic, reason_for=reason,
+                             claim=claim.statement if claim is not None else "", **common)
 
 
 def _asks_how_to_act(doc: Doc) -> bool:

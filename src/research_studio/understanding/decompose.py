@@ -68,6 +68,13 @@ def _evaluative(s: QuestionStructure, limit: int) -> list[PlanRow]:
                 for p in s.positions[:max(1, limit - 1)]]
         evidence = (t["evidence"].format(topic=topic), 1.0, "the evidence the positions are weighed against")
         return [*rows, evidence]
+    if s.claim:  # "Does coffee cause dehydration?": the evidence for and against
+        rows = [(s.as_question, 1.0, "the question itself, researched directly"),
+                (t["claim_for"].format(claim=s.claim), 0.9, "evidence for the statement asked about"),
+                (t["claim_against"].format(claim=s.claim), 0.8, "evidence against the statement asked about")]
+        if s.topic:
+            rows.append((background_question(s.topic), 0.7, "background on the main subject"))
+        return rows
     if not s.topic:  # no subject to weigh options for: researched like an open question
         return []
     return [(s.as_question, 1.0, "the question itself, researched directly"),

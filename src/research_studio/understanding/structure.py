@@ -51,6 +51,7 @@ class QuestionStructure:
     dimensions_listed: bool = False
     purpose: str = ""
     reason_for: str = ""  # a "why" question's clause: "the Roman Empire to fall"
+    claim: str = ""  # what a yes/no question asks about: "coffee causes dehydration"
     facets: list[Facet] = field(default_factory=list)
     positions: list[str] = field(default_factory=list)
     clauses: list[str] = field(default_factory=list)

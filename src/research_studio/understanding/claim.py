@@ -1,0 +1,71 @@
+"""The statement a yes/no question asks about ("Does coffee cause dehydration?" asks
+whether "coffee causes dehydration"), read from the parse: the auxiliary that opens the
+question goes back after its subject, and a "do" that only carries the tense gives it
+back to the verb (LemmInflect inflects it). Research then weighs the evidence for and
+against that statement instead of filling a template with the question's subject
+("What are the causes of coffee?").
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from lemminflect import getInflection
+from spacy.tokens import Doc, Token
+
+from research_studio.understanding.facets import WH_TAGS, clean_phrase, text_of
+
+_SUBJECTS = ("nsubj", "nsubjpass", "expl")
+
+
+class Claim(NamedTuple):
+    """The statement a yes/no question asks about, and its subject."""
+
+    statement: str
+    subject: str
+
+
+def _opening_auxiliary(doc: Doc) -> Token | None:
+    """The auxiliary or copula the question opens with, when it is the first sentence's
+    root or an auxiliary of it ("Is X safe?", "Does X cause Y?", "Can X replace Y?")."""
+    first = doc[0]
+    root = next(iter(doc.sents)).root
+    opens = first == root or (first.head == root and first.dep_ in ("aux", "auxpass"))
+    return first if first.pos_ == "AUX" and opens else None
+
+
+def yes_no_claim(text: str, doc: Doc) -> Claim | None:
+    """The statement the question asks about, or None for a question that is not one
+    yes/no question (a question word, several sentences, no subject after the auxiliary,
+    the asker as the subject: "Should I learn Rust?" asks for advice, not a fact) or one
+    that coordinates anything."""
+    # anything coordinated ("Are A and B both …?") asks of several things, or two questions
+    if len(list(doc.sents)) != 1 or any(t.tag_ in WH_TAGS or t.dep_ in ("cc", "preconj") for t in doc):
+        return None
+    auxiliary = _opening_auxiliary(doc)
+    if auxiliary is None:
+        return None
+    verb = auxiliary if auxiliary.dep_ == "ROOT" else auxiliary.head
+    subject = next((c for c in verb.children if c.dep_ in _SUBJECTS and c.i > auxiliary.i), None)
+    if subject is None and verb is auxiliary:
+        # "Is nuclear power safe?": the parse makes the copula's subject its attribute,
+        # followed by what is said of it
+        subject = next((c for c in verb.children if c.dep_ == "attr" and c.pos_ in ("NOUN", "PROPN")
+                        and any(o.i > c.i and o.dep_ in ("acomp", "prep", "attr") for o in verb.children)),
+                       None)
+    if subject is None or subject.morph.get("Person") == ["1"] or subject.lower_ == "you":
+        return None
+    words = list(doc[auxiliary.i + 1:max(t.i for t in subject.subtree) + 1])
+    end = max(t.i for t in words) + 1
+    rest = [t for t in doc[end:] if not t.is_punct or t.text in ",-/"]
+    if auxiliary.lemma_ == "do" and verb is not auxiliary:  # "Does coffee cause …" → "coffee causes …"
+        inflected = getInflection(verb.lemma_, tag=auxiliary.tag_) if auxiliary.tag_ != "VBP" else None
+        said = (inflected or [verb.text])[0]
+        tail = text_of(text, [t for t in rest if t.i > verb.i])
+        between = text_of(text, [t for t in rest if t.i < verb.i])
+        statement = " ".join(p for p in (text_of(text, words), between, said, tail) if p)
+    else:
+        statement = " ".join(p for p in (text_of(text, words), auxiliary.lower_, text_of(text, rest)) if p)
+    # "it" of "Is it worth buying …" names no subject to read up on
+    named = text_of(text, words) if subject.pos_ != "PRON" else ""
+    return Claim(clean_phrase(statement), named)
