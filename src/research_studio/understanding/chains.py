@@ -73,8 +73,16 @@ def _opens_relative(token: Token) -> bool:
     if token.tag_ in WH_TAGS:
         # a capitalised one opens a title ("How I Met Your Mother"); "what artist" asks
         return token.text[:1].islower() and token.dep_ != "det"
-    return token.tag_ != "TO" and any(t.dep_ == "relcl" and min(s.i for s in t.subtree) == token.i
-                                      for t in token.ancestors)
+    clause = next((t for t in token.ancestors if t.dep_ == "relcl"
+                   and min(s.i for s in t.subtree) == token.i), None)
+    return clause is not None and not (token.tag_ == "TO" and _is_what_is_asked(clause.head))
+
+
+def _is_what_is_asked(noun: Token) -> bool:
+    """The noun is what a "be" question asks for ("Who was the first person to climb …?",
+    "What is the best way to learn …?"): an infinitive after it describes the answer, not
+    a thing to find first ("Who directed the first film to win …?" is a hop)."""
+    return noun.head.lemma_ == "be" and noun.dep_ in ("nsubj", "attr")
 
 
 def _markers(doc: Doc) -> list[_Marker]:
