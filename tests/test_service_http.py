@@ -5,12 +5,17 @@ clarification, cancel and the queue."""
 import io
 import json
 import re
+import threading
 import time
 
 import docx
 import httpx
 import pytest
 
+from research_studio.config import AppContext, Settings
+from research_studio.graph.session import new_session_id
+from research_studio.store.backends import storage_backend
+from research_studio.store.sessions import SessionStore
 from tests.research_corpus import QUESTION
 from tests.service_server import read_events, running_server, upload_research_corpus, wait_for_status
 
@@ -44,6 +49,24 @@ def start(client: httpx.Client, query: str = QUESTION, **config) -> str:
     body = response.json()
     assert body["status"] == "queued" and body["links"]["events"].endswith("/events")
     return body["session_id"]
+
+
+def test_a_stream_ends_with_the_terminal_event_written_after_the_status(server, client):
+    """A session's status row is written before its last events, by a worker that may be
+    another process: a stream that finds the session finished waits for the terminal
+    status event instead of ending without it."""
+    store = SessionStore(storage_backend(AppContext(server.home, Settings())).sessions_url)
+    session_id = new_session_id()
+    store.create(session_id, "What is MVCC?", {"kb": "bridges"}, status="completed")
+    store.add_event(session_id, "stage", {"stage": "write"})
+    late = threading.Timer(1.0, store.add_event, (session_id, "status", {"status": "completed"}))
+    late.start()
+    try:
+        events = read_events(client, session_id, timeout=60)
+    finally:
+        late.join()
+    assert [e["kind"] for e in events] == ["stage", "status"]
+    assert events[-1]["data"] == {"status": "completed"}
 
 
 def test_every_endpoint_needs_the_key_but_the_page_shell(server):

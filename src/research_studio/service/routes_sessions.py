@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -29,6 +30,11 @@ from research_studio.service.schemas import (
 from research_studio.store.sessions import TERMINAL
 
 router = APIRouter(prefix="/api/research/sessions", tags=["research"])
+# A finished session's stream waits this long for the terminal status event that ends it
+# (written just after the status row, by a worker that may run in another process),
+# polling this often; a session finished without one (an older store) ends after the wait.
+FINAL_EVENTS_WAIT_S = 10.0
+FINAL_EVENTS_POLL_S = 0.2
 
 
 def runner_of(request: Request) -> SessionRunner:
@@ -156,17 +162,26 @@ async def stream_events(row: SessionRow, request: Request, runner: Runner,
     to get only what was missed. The stream ends once the session is finished."""
     session_id = row["id"]
     keepalive = request.app.state.settings.service.sse_keepalive_s
+    ended = False  # the session's terminal status event was sent: nothing follows it
+    finished_at: float | None = None
     while True:
         seen = runner.board.version[session_id]
         events = runner.store.events_after(session_id, cursor)
         for event in events:
             cursor = event["id"]
+            ended = event["kind"] == "status" and event["data"].get("status") in TERMINAL
             yield ServerSentEvent(id=str(event["id"]), event=event["kind"], data=event["data"])
         if events:
             continue
-        if runner.store.get(session_id)["status"] in TERMINAL or await request.is_disconnected():
-            if not runner.store.events_after(session_id, cursor, limit=1):
+        if ended or await request.is_disconnected():
+            return
+        if runner.store.get(session_id)["status"] in TERMINAL:
+            # the status row is written before the session's last events (its summary and
+            # its terminal status), by a worker that may be another process: wait for them
+            finished_at = finished_at or time.monotonic()
+            if time.monotonic() - finished_at > FINAL_EVENTS_WAIT_S:
                 return
+            await runner.board.wait(session_id, seen, timeout=FINAL_EVENTS_POLL_S)
             continue
         await runner.board.wait(session_id, seen, timeout=keepalive)
 
