@@ -260,6 +260,13 @@ def test_a_yes_no_question_about_the_asker_or_several_things_states_nothing(embe
     assert understand(question, embed).claim == ""
 
 
+def test_a_yes_no_question_the_parse_cannot_restate_is_researched_as_asked(embed):
+    # the small parser reads "git" as the verb: no statement, and no history template
+    structure, texts = plan_of("Does git rebase rewrite history?", embed)
+    assert structure.kind == K.OPEN and structure.claim == ""
+    assert texts == []  # planned from the knowledge base, like any open question
+
+
 def test_a_temporal_question_is_followed_over_time(embed):
     structure, texts = plan_of("How has remote work changed since 2020?", embed)
     assert structure.kind == K.TEMPORAL

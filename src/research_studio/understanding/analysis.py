@@ -19,7 +19,7 @@ from research_studio.prompts import load_data
 from research_studio.understanding import facets as parts
 from research_studio.understanding.answer_type import asks_for_a_thing
 from research_studio.understanding.chains import chain, relative_openers
-from research_studio.understanding.claim import yes_no_claim
+from research_studio.understanding.claim import asks_yes_or_no, yes_no_claim
 from research_studio.understanding.dimensions import ComparedOn, attribute_lists, compared_on
 from research_studio.understanding.distribute import (
     distributed_group,
@@ -177,6 +177,10 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     claim = yes_no_claim(text, doc) if one_question and kind != K.SINGLE_FACT else None
     if claim is not None:
         kind, topic = K.EVALUATIVE, claim.subject or topic
+    elif kind in (K.CAUSAL, K.TEMPORAL) and asks_yes_or_no(doc):
+        # a yes/no question whose statement the parse cannot read ("Does git rebase …":
+        # "git" read as the verb) is researched as asked, not through the templates
+        kind = K.OPEN
     reason = parts.asked_reason(text, doc) if kind == K.CAUSAL else ""
     return QuestionStructure(kind=kind, topic=topic, reason_for=reason,
                              claim=claim.statement if claim is not None else "", **common)

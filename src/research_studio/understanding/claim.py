@@ -34,17 +34,21 @@ def _opening_auxiliary(doc: Doc) -> Token | None:
     return first if first.pos_ == "AUX" and opens else None
 
 
+def asks_yes_or_no(doc: Doc) -> bool:
+    """One sentence opening with an auxiliary, with no question word."""
+    return len(list(doc.sents)) == 1 and _opening_auxiliary(doc) is not None \
+        and not any(t.tag_ in WH_TAGS for t in doc)
+
+
 def yes_no_claim(text: str, doc: Doc) -> Claim | None:
     """The statement the question asks about, or None for a question that is not one
     yes/no question (a question word, several sentences, no subject after the auxiliary,
     the asker as the subject: "Should I learn Rust?" asks for advice, not a fact) or one
     that coordinates anything."""
     # anything coordinated ("Are A and B both …?") asks of several things, or two questions
-    if len(list(doc.sents)) != 1 or any(t.tag_ in WH_TAGS or t.dep_ in ("cc", "preconj") for t in doc):
+    if not asks_yes_or_no(doc) or any(t.dep_ in ("cc", "preconj") for t in doc):
         return None
     auxiliary = _opening_auxiliary(doc)
-    if auxiliary is None:
-        return None
     verb = auxiliary if auxiliary.dep_ == "ROOT" else auxiliary.head
     subject = next((c for c in verb.children if c.dep_ in _SUBJECTS and c.i > auxiliary.i), None)
     if subject is None and verb is auxiliary:
