@@ -109,6 +109,19 @@ def test_a_comparison_of_named_attributes_asks_for_them(embed):
     assert_questions(texts)
 
 
+# a member written as the start of another ("git fetch and git pull") takes the word the
+# parse hangs elsewhere after it
+@pytest.mark.parametrize(("question", "items"), [
+    ("Compare git fetch and git pull in terms of safety and speed", ["git fetch", "git pull"]),
+    ("Compare git merge and git rebase in terms of history and conflict handling",
+     ["git merge", "git rebase"]),
+])
+def test_parallel_items_keep_their_second_word(embed, question, items):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.items == items
+    assert_asked_apart(texts[:2], items)
+
+
 # attributes listed after the items are each compared on their own, beside each item, and
 # the list is not mistaken for the items however the parser hangs it
 @pytest.mark.parametrize(("question", "items", "attributes", "purpose"), [

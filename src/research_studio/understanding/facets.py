@@ -208,7 +208,27 @@ def _member_words(members: list[Token]) -> list[list[Token]]:
             phrase.append(before)
             taken.add(before.i)
             first -= 1
+    for phrase in phrases:  # "git fetch and git pull": the parse hangs "pull" elsewhere
+        after = _parallel_word_after(phrase, phrases, taken)
+        if after is not None:
+            phrase.append(after)
+            taken.add(after.i)
     return phrases
+
+
+def _parallel_word_after(phrase: list[Token], phrases: list[list[Token]], taken: set[int]) -> Token | None:
+    """The word right after a member that is written as the start of another member
+    ("git" of "git fetch and git pull"): the parallel member's second word, which the parse
+    hung elsewhere; None for a member that is not such a start, or a function word after it."""
+    words = [t.lower_ for t in sorted(phrase, key=lambda t: t.i)]
+    parallel = any(len(other) > len(phrase) and [t.lower_ for t in sorted(other, key=lambda t: t.i)]
+                   [:len(words)] == words for other in phrases if other is not phrase)
+    doc = phrase[0].doc
+    end = max(t.i for t in phrase) + 1
+    if not parallel or end >= len(doc) or end in taken:
+        return None
+    after = doc[end]
+    return after if after.is_alpha and not after.is_stop else None
 
 
 def contrasted_pair(doc: Doc, opening_only: bool = False) -> list[Token]:
