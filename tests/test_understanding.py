@@ -234,6 +234,14 @@ def test_a_short_first_question_is_researched_within_the_whole(embed):
                      "How did penicillin change medicine?"]
 
 
+def test_a_phrase_that_frames_the_text_is_what_its_pronouns_stand_for(embed):
+    # "Regarding X, …": the later "recent court cases" is not what "it" stands for
+    structure, texts = plan_of("Regarding the Digital Services Act, I'd like to understand who it "
+                               "applies to, what the fines are, and lessons from recent court cases.", embed)
+    assert structure.topic == "the Digital Services Act"
+    assert texts and all("Digital Services Act" in t for t in texts), texts
+
+
 # ---- causal, temporal, evaluative ------------------------------------------------------------------
 def test_a_causal_question_asks_for_the_factors(embed):
     structure, texts = plan_of("Why did the Roman Empire fall?", embed)

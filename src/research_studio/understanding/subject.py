@@ -47,10 +47,11 @@ def heading_subject(text: str, doc: Doc) -> str:
     sentence = next(iter(doc.sents))
     mark = next((t for t in sentence if t.text in LIST_INTRODUCERS or (
         t.text == "-" and t.whitespace_ and t.i > 0 and doc[t.i - 1].whitespace_)), None)
-    if mark is None or mark.i == sentence.start:
+    if mark is None:
+        return _framed_subject(text, doc)
+    if mark.i == sentence.start:
         return ""
-    after = doc[mark.i + 1:sentence.end]
-    if not any(t.tag_ in ("PRP", "PRP$") and t.morph.get("Person") == ["3"] for t in after):
+    if not _points_back(doc[mark.i + 1:sentence.end]):
         return ""
     heading = doc[sentence.start:mark.i]
     opening = heading[0]
@@ -62,6 +63,28 @@ def heading_subject(text: str, doc: Doc) -> str:
             t.pos_ in ("NOUN", "PROPN") for t in heading) or any(t.tag_ in WH_TAGS for t in heading):
         return ""
     return clean_phrase(text_of(text, list(heading)))
+
+
+def _framed_subject(text: str, doc: Doc) -> str:
+    """The object of a phrase that opens the text and frames it before a comma
+    ("Regarding the EU's GDPR, I'd like to understand who it applies to, …"), when what
+    follows points back to it with a pronoun; empty otherwise."""
+    sentence = next(iter(doc.sents))
+    opening = sentence[0]
+    objects = [c for c in opening.children if c.dep_ == "pobj"]
+    if opening.dep_ != "prep" or opening.head != sentence.root or not objects:
+        return ""
+    end = max(t.i for t in objects[0].subtree) + 1
+    if end >= sentence.end or doc[end].text != "," or personal(doc[opening.i + 1:end]):
+        return ""
+    if not _points_back(doc[end + 1:sentence.end]):
+        return ""
+    return clean_phrase(text_of(text, list(objects[0].subtree)))
+
+
+def _points_back(span: Span) -> bool:
+    """The span holds a third-person pronoun ("it", "its", "they")."""
+    return any(t.tag_ in ("PRP", "PRP$") and t.morph.get("Person") == ["3"] for t in span)
 
 
 def _candidates(text: str, doc: Doc) -> list[tuple[str, str]]:
