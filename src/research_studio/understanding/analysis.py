@@ -75,12 +75,11 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     sentences = list(doc.sents)
     segments = parts.clause_segments(doc, relative_openers(doc))
     groups = parts.coordinated_groups(doc)
-    if intent in (K.COMPARISON, K.EVALUATIVE):  # "Compare electric and hybrid cars"
-        groups += parts.modifier_groups(doc)
-    if len(groups) >= 2 and embed is not None and intent in (K.COMPARISON, K.EVALUATIVE):
-        # "Compare A and B by X, Y and Z" compares A and B
-        listed = attribute_lists(doc, groups, embed)
-        groups = [g for g in groups if not any(g is a for a in listed)] or groups
+    if intent in (K.COMPARISON, K.EVALUATIVE):
+        groups += parts.modifier_groups(doc)  # "Compare electric and hybrid cars"
+        if len(groups) >= 2 and embed is not None:  # "Compare A and B by X, Y and Z" compares A and B
+            listed = attribute_lists(doc, groups, embed)
+            groups = [g for g in groups if not any(g is a for a in listed)] or groups
     group = max(groups, key=len) if groups else []
     nested = chain(doc, text)
     held = parts.positions(text, doc)

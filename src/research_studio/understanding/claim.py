@@ -43,8 +43,8 @@ def asks_yes_or_no(doc: Doc) -> bool:
 def yes_no_claim(text: str, doc: Doc) -> Claim | None:
     """The statement the question asks about, or None for a question that is not one
     yes/no question (a question word, several sentences, no subject after the auxiliary,
-    the asker as the subject: "Should I learn Rust?" asks for advice, not a fact) or one
-    that coordinates anything."""
+    the asker or the one asked as the subject: "Should I learn Rust?" asks for advice, "Can
+    you explain …?" is a request) or one that coordinates anything."""
     # anything coordinated ("Are A and B both …?") asks of several things, or two questions
     if not asks_yes_or_no(doc) or any(t.dep_ in ("cc", "preconj") for t in doc):
         return None
@@ -57,7 +57,8 @@ def yes_no_claim(text: str, doc: Doc) -> Claim | None:
         subject = next((c for c in verb.children if c.dep_ == "attr" and c.pos_ in ("NOUN", "PROPN")
                         and any(o.i > c.i and o.dep_ in ("acomp", "prep", "attr") for o in verb.children)),
                        None)
-    if subject is None or subject.morph.get("Person") == ["1"] or subject.lower_ == "you":
+    # the asker ("Should I …?") asks advice, and "Can you explain …?" is a request
+    if subject is None or subject.morph.get("Person") in (["1"], ["2"]):
         return None
     words = list(doc[auxiliary.i + 1:max(t.i for t in subject.subtree) + 1])
     end = max(t.i for t in words) + 1

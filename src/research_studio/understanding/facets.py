@@ -567,8 +567,10 @@ def _is_content_chunk(chunk: Span) -> bool:
 
 def topic(text: str, doc: Doc, skip: set[int] = frozenset()) -> str:
     """What the question is about: the subject of its first clause when that is a noun
-    phrase, else its first name, else its first noun phrase that is neither a question
-    word nor a pronoun (``skip``: token indexes already used as items or positions)."""
+    phrase (its object, with its article, when a question word is the subject and a second
+    question follows), else its first name, else its first noun phrase that is neither a
+    question word nor a pronoun (``skip``: token indexes already used as items or
+    positions)."""
     chunks = [c for c in doc.noun_chunks if _is_content_chunk(c) and not {t.i for t in c} & skip]
     first_sentence = next(iter(doc.sents))
     # not the subject of a clause coordinated with the first: "central banks" in "What
