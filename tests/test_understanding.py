@@ -276,6 +276,7 @@ def test_a_yes_no_question_weighs_the_statement_it_asks_about(embed, question, s
 @pytest.mark.parametrize("question", [
     "Should I learn Rust in 2025?",  # asks the asker's advice
     "Are Python and Ruby both interpreted languages?",  # of two things: a comparison's
+    "Is git gc safe to run while other git commands are running?",  # the parse cuts the subject short
 ])
 def test_a_yes_no_question_about_the_asker_or_several_things_states_nothing(embed, question):
     assert understand(question, embed).claim == ""

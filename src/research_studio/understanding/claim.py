@@ -62,6 +62,8 @@ def yes_no_claim(text: str, doc: Doc) -> Claim | None:
         return None
     words = list(doc[auxiliary.i + 1:max(t.i for t in subject.subtree) + 1])
     end = max(t.i for t in words) + 1
+    if end < len(doc) and doc[end].pos_ in ("NOUN", "PROPN"):
+        return None  # the subject was cut short ("Is git gc safe …?": "git" read alone)
     rest = [t for t in doc[end:] if not t.is_punct or t.text in ",-/"]
     if auxiliary.lemma_ == "do" and verb is not auxiliary:  # "Does coffee cause …" → "coffee causes …"
         inflected = getInflection(verb.lemma_, tag=auxiliary.tag_) if auxiliary.tag_ != "VBP" else None
