@@ -720,6 +720,16 @@ def test_a_short_question_of_what_something_is_keeps_its_place_in_the_plan(embed
     assert not any(f.text == "What is known about inflation?" for f in causes.facets)
 
 
+def test_a_list_of_gerund_actions_keeps_each_its_own_verb(embed):
+    # the first action's gerund and its particle ("setting up") belong to it alone
+    structure, texts = plan_of("Explain setting up a virtualenv, installing requirements and running the "
+                               "tests.", embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert texts == ["What is known about setting up a virtualenv?",
+                     "What is known about installing requirements?",
+                     "What is known about running the tests?"]
+
+
 def test_actions_listed_after_an_infinitive_are_asked_apart_not_chained(embed):
     # "book" is read as a noun and "to renew …" as a relative clause by the small parser
     question = ("What is the procedure to renew a passport, book an appointment at the embassy, "

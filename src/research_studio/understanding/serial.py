@@ -197,13 +197,13 @@ def _first_member(lead: Span, kind: str, pieces: list[Span], introduced: bool,
     # "to apply for X, book Y, and get Z": one "to" opens every bare infinitive of the list
     shared_to = kind == "finite" and not any(p[0].tag_ in _INFLECTED for p in pieces)
     openers = [t for t in lead if (_opening(t) == kind or (shared_to and _opening(t) == "to"))
-               and (kind != "noun" or _starts_phrase(t))]
+               and (kind != "noun" or _starts_phrase(t) or _heads_gerund_phrase(t, lead))]
     if not openers:
         return None
     if kind != "noun":
         openers = openers[-1:]
-    first = next((doc[t.i:lead.end] for t in openers if doc[t.i:lead.end].root.pos_ in heads),
-                 doc[openers[0].i:lead.end])
+    first = next((doc[t.i:lead.end] for t in openers if doc[t.i:lead.end].root.pos_ in heads
+                  or _heads_gerund_phrase(t, lead)), doc[openers[0].i:lead.end])
     if kind == "noun" and _related(first) and not any(_related(p) for p in pieces):
         if not owners:
             return None  # "the influence of A, B, and C": an attribute asked of each, not a list
@@ -215,6 +215,13 @@ def _first_member(lead: Span, kind: str, pieces: list[Span], introduced: bool,
     if second.dep_ == "conj" and second.head in first and second.head != first.root:
         return None
     return first
+
+
+def _heads_gerund_phrase(token: Token, lead: Span) -> bool:
+    """The token is a gerund heading the rest of the lead ("taking a pg_dump of one
+    database" of "walk me through taking …, copying it …"): the member is the action, not
+    only its object."""
+    return token.tag_ == "VBG" and token.doc[token.i:lead.end].root == token
 
 
 def opens_a_question(token: Token) -> bool:
@@ -236,7 +243,8 @@ def _runs_on(members: list[Span]) -> bool:
 
 
 def _related(span: Span) -> bool:
-    return any(t.pos_ == "ADP" for t in span)
+    """The span holds a preposition (not a verb's particle: "setting up a virtualenv")."""
+    return any(t.pos_ == "ADP" and t.dep_ != "prt" for t in span)
 
 
 def serial_questions(text: str, span: Span, referent: str = "") -> list[str]:
