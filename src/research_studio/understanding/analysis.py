@@ -120,12 +120,14 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         # alone ("Who wrote Hamlet?") is researched within the whole, beside the other
         facets = [Facet(text=_whole_question(text), source=text), *facets]
     owner = parts.introduced_by(group) if len(group) >= 2 and not brief else None
-    if owner is None and not brief:
-        owner = _list_owner(doc)  # the parse missed the list: "X — its goals, how much …"
+    aspect_list = None
+    if owner is None and not brief:  # the parse missed the list: "X — its goals, how much …"
+        owner, aspect_list = _list_owner(doc) or (None, None)
     if owner is not None:  # "Describe X: its A, its B and C" asks for X's aspects
         owned = _owner_phrase(text, owner)
-        listed = _listed_after(owner)  # the parse may miss a member ("… and common failure modes")
-        aspects = _listed_aspects(text, listed, owned) if len(listed) > len(group) \
+        if aspect_list is None:  # the parse may miss a member ("… and common failure modes")
+            aspect_list = _listed_after(owner)
+        aspects = _listed_aspects(text, aspect_list, owned) if len(aspect_list) > len(group) \
             else _aspect_facets(text, group, owned)
         if len(aspects) >= 2:
             return QuestionStructure(kind=K.MULTI_FACETED, facets=aspects, topic=owned, **common)
@@ -538,12 +540,9 @@ def _owner_phrase(text: str, owner) -> str:
         chunk = chunk[1:]
     if chunk is None:
         return parts.clean_phrase(owner.text)
-    phrase = parts.noun_phrase(text, chunk)
     # a name's article stays ("the Linux page cache"): the aspects are asked "of" it
     named = any(t.pos_ == "PROPN" for t in chunk)
-    if chunk[0].dep_ == "det" and named and not phrase.startswith(chunk[0].text):
-        phrase = f"{chunk[0].text} {phrase}"
-    return parts.clean_phrase(phrase)
+    return parts.clean_phrase(parts.noun_phrase(text, chunk, keep_article=named))
 
 
 def _aspect_facets(text: str, group: list, owned: str) -> list[Facet]:
@@ -570,18 +569,18 @@ def _listed_after(owner) -> list[Span]:
     return serial_members(sentence.doc[mark.i + 1:end]) if mark is not None else []
 
 
-def _list_owner(doc: Doc) -> Token | None:
+def _list_owner(doc: Doc) -> tuple[Token, list[Span]] | None:
     """The noun a colon or dash follows when a comma list of three or more aspects comes
     after it ("the Marshall Plan — its goals, how much money was involved, and its
-    effect"), or None. A list of questions alone is asked about the heading
-    (``subject.heading_subject``)."""
+    effect"), with that list; None without one. A list of questions alone is asked about
+    the heading (``subject.heading_subject``)."""
     for mark in doc:
         before = doc[mark.i - 1] if mark.i else None
         if mark.text not in parts.LIST_INTRODUCERS or before is None or before.pos_ not in ("NOUN", "PROPN"):
             continue
         listed = _listed_after(before)
         if len(listed) >= 3:
-            return before
+            return before, listed
     return None
 
 
