@@ -63,6 +63,26 @@ def test_a_comparison_gets_one_sub_question_per_item(embed, question, items):
         assert any(all(item in t for item in items) for t in texts)
 
 
+@pytest.mark.parametrize(("question", "items"), [
+    # names the tagger reads as a verb or a determiner
+    ("Compare Elm and Go for writing web front ends", ["Elm", "Go"]),
+    ("How does MongoDB differ from Cassandra in consistency?", ["MongoDB", "Cassandra"]),
+    # the second name parsed as the verb's conjunct, not the first name's
+    ("Compare Celery and RabbitMQ regarding retries", ["Celery", "RabbitMQ"]),
+    # a version or model number is part of the item
+    ("Compare Java 8 and Java 17 for server applications", ["Java 8", "Java 17"]),
+    ("Compare the iPhone 13 and the Pixel 6", ["iPhone 13", "Pixel 6"]),
+    ("Compare the iPhone 14 and the Pixel 7 on battery life", ["iPhone 14", "Pixel 7"]),
+])
+def test_names_the_small_parser_misreads_are_still_compared(embed, question, items):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON
+    assert structure.items == items
+    assert_questions(texts)
+    for item in items:
+        assert any(item in t and not any(o in t for o in items if o != item) for t in texts), texts
+
+
 def test_an_item_the_parser_cuts_in_two_stays_whole(embed):
     # "git" read as the verb's object and as a member of its own before "cherry-pick"
     structure = understand("Compare git merge, git rebase and git cherry-pick for combining work", embed)

