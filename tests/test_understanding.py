@@ -750,6 +750,15 @@ def test_a_list_of_gerund_actions_keeps_each_its_own_verb(embed):
                      "What is known about running the tests?"]
 
 
+def test_gerund_actions_after_a_preposition_keep_the_first_gerund(embed):
+    # "walk me through X-ing …": the first gerund is an action of the list, not the way the
+    # request is put (as "identifying" of "conclude by identifying …" is)
+    structure, texts = plan_of("Walk me through installing nginx, writing a server block and "
+                               "reloading the service", embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert_asked_apart(texts, ["installing nginx", "writing a server block", "reloading the service"])
+
+
 def test_actions_listed_after_an_infinitive_are_asked_apart_not_chained(embed):
     # "book" is read as a noun and "to renew …" as a relative clause by the small parser
     question = ("What is the procedure to renew a passport, book an appointment at the embassy, "

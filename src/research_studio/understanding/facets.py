@@ -828,7 +828,8 @@ def research_object(unit: Span, writing: Callable[[str], bool] | None = None
                       or (tokens[0].pos_ == "PRON" and tokens[0].morph.get("Person") != ["3"]
                           and tokens[0].tag_ not in WH_TAGS)  # "describe what X adds" keeps "what"
                       or (tokens[0].tag_ == "VB" and tokens[0].dep_ == "xcomp")
-                      or (tokens[0].tag_ == "VBG" and tokens[0].dep_ == "pcomp")):
+                      or (tokens[0].tag_ == "VBG" and tokens[0].dep_ == "pcomp"
+                          and not _first_of_parallel_gerunds(tokens))):
         tokens = tokens[1:]  # "make sure to include X" → X, "conclude by identifying X" → X
     if not any(t.pos_ in ("NOUN", "PROPN") for t in tokens):
         return None, False
@@ -837,6 +838,17 @@ def research_object(unit: Span, writing: Callable[[str], bool] | None = None
                                   for c in clause.children):  # "Ensure the review only cites X"
         return research_object(unit.doc[tokens[0].i:tokens[-1].i + 1], writing)
     return _subject_of(unit.doc[tokens[0].i:tokens[-1].i + 1], writing), False
+
+
+def _first_of_parallel_gerunds(tokens: list[Token]) -> bool:
+    """The first token, a gerund, opens a list of gerund phrases ("walk me through creating
+    a branch, committing changes and opening a pull request"): it is one of the actions
+    asked about, not the way of asking ("conclude by identifying X, Y and Z")."""
+    separators = [k for k, t in enumerate(tokens[1:], 1) if t.text == "," or t.pos_ == "CCONJ"]
+    if not separators:
+        return False
+    after = next((t for t in tokens[separators[0]:] if t.text != "," and t.pos_ != "CCONJ"), None)
+    return after is not None and after.tag_ == "VBG"
 
 
 def _addresses_the_writing(subject: Token, writing: Callable[[str], bool] | None) -> bool:
