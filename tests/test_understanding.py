@@ -278,6 +278,32 @@ def test_a_why_question_whose_verb_is_tagged_a_noun_asks_for_its_factors(embed):
     assert "What factors led cats to purr?" in texts and "What are the causes of cats?" not in texts
 
 
+@pytest.mark.parametrize("question", ["What are the side effects of long-term aspirin use?",
+                                      "What are the health consequences of chronic stress?",
+                                      "How does alcohol affect the liver?"])
+def test_a_question_about_effects_asks_for_the_mechanisms_not_the_causes(embed, question):
+    # "What are the causes of the side effects of …?" asks nothing the question does
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.CAUSAL and structure.asks_effects
+    assert_questions(texts)
+    assert any("mechanisms" in t for t in texts), texts
+    assert not any("causes of" in t or "factors led" in t for t in texts), texts
+
+
+def test_a_question_about_causes_still_asks_for_them(embed):
+    structure, texts = plan_of("What causes tooth decay?", embed)
+    assert structure.kind == K.CAUSAL and not structure.asks_effects
+    assert "What are the causes of tooth decay?" in texts
+
+
+def test_a_template_names_its_subject_with_its_article(embed):
+    structure, texts = plan_of("How did the steam engine change British industry?", embed)
+    assert structure.kind == K.TEMPORAL
+    assert all("the steam engine" in t for t in texts), texts
+    # a superlative takes its article with it: the topic is what it is said of
+    assert not understand("What is the best editor for writing Rust?", embed).topic.startswith("the")
+
+
 # a yes/no question asks whether a statement holds: the evidence for and against it
 @pytest.mark.parametrize(("question", "statement"), [
     ("Does coffee cause dehydration?", "coffee causes dehydration"),

@@ -29,7 +29,7 @@ from research_studio.understanding.distribute import (
     per_action,
     subject_group,
 )
-from research_studio.understanding.kinds import Embed, kind_scores, writing_judge
+from research_studio.understanding.kinds import Embed, asks_for_effects, kind_scores, writing_judge
 from research_studio.understanding.lists import ListItem, list_items
 from research_studio.understanding.parser import parse
 from research_studio.understanding.serial import serial_members, serial_questions
@@ -183,7 +183,8 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         # "git" read as the verb) is researched as asked, not through the templates
         kind = K.OPEN
     reason = parts.asked_reason(text, doc) if kind == K.CAUSAL else ""
-    return QuestionStructure(kind=kind, topic=topic, reason_for=reason,
+    effects = kind == K.CAUSAL and embed is not None and asks_for_effects(text, embed)
+    return QuestionStructure(kind=kind, topic=topic, reason_for=reason, asks_effects=effects,
                              claim=claim.statement if claim is not None else "", **common)
 
 

@@ -98,9 +98,14 @@ def _causal(s: QuestionStructure, limit: int) -> list[PlanRow]:
     t = load_data("offline_plan")["causal"]
     if not s.topic and not s.reason_for:
         return []
+    # "Why did X fall?" asks the factors that led X to fall; "How does X affect Y?" the
+    # mechanisms that lead X to affect Y
+    key = "mechanisms" if s.asks_effects else "factors"
+    asked = t[f"{key}_of_event"].format(event=s.reason_for) if s.reason_for \
+        else t[key].format(topic=s.topic)
     rows = [(s.as_question, 1.0, "the question itself, researched directly"),
-            (t["factors_of_event"].format(event=s.reason_for) if s.reason_for
-             else t["factors"].format(topic=s.topic), 0.9, "the causes the question asks about")]
+            (asked, 0.9, "the mechanisms the question asks about" if s.asks_effects
+             else "the causes the question asks about")]
     if s.topic:
         rows.append((background_question(s.topic), 0.7, "background on the main subject"))
     return rows

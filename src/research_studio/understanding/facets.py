@@ -594,7 +594,7 @@ def topic(text: str, doc: Doc, skip: set[int] = frozenset()) -> str:
         return clean_phrase(noun_phrase(text, objects[0], keep_article=True))
     for candidates in (subjects, named, chunks):
         if candidates:
-            return clean_phrase(noun_phrase(text, candidates[0]))
+            return clean_phrase(noun_phrase(text, candidates[0], keep_article=True))
     return ""
 
 
@@ -604,9 +604,15 @@ def noun_phrase(text: str, chunk: Span, keep_article: bool = False) -> str:
     hangs "learning" on the next word) and the prepositional phrase that completes it
     ("the history of Lisbon")."""
     doc = chunk.doc
-    article = chunk.root.pos_ != "PROPN" and not keep_article  # "the Roman Empire" keeps it
-    tokens = [t for t in chunk if not (article and t.dep_ == "det" and t.i == chunk.start)
-              and "Sup" not in t.morph.get("Degree")]
+    first = chunk[0]
+    superlative = [t for t in chunk if "Sup" in t.morph.get("Degree")]
+    # "the Roman Empire" keeps its article; with ``keep_article``, any phrase keeps one ("the
+    # printing press"), but not another determiner ("this film"), nor one a dropped
+    # superlative leaves behind
+    dropped = first.dep_ == "det" and (
+        bool(superlative) or (chunk.root.pos_ != "PROPN" and not keep_article)
+        or (keep_article and first.morph.get("PronType") != ["Art"]))
+    tokens = [t for t in chunk if not (dropped and t.i == first.i) and t not in superlative]
     following = chunk.end
     while following < len(doc) and doc[following].dep_ == "compound":
         tokens.append(doc[following])
@@ -615,7 +621,10 @@ def noun_phrase(text: str, chunk: Span, keep_article: bool = False) -> str:
         if child.dep_ == "prep" and child.i == following:
             tokens += list(child.subtree)
             break
-    return text_of(text, tokens)
+    phrase = text_of(text, tokens)
+    if tokens[0].is_sent_start and tokens[0].pos_ == "DET" and chunk.root.pos_ != "PROPN":
+        phrase = phrase[:1].lower() + phrase[1:]  # "The printing press …": not a name's "The"
+    return phrase
 
 
 def names(text: str, doc: Doc) -> list[str]:

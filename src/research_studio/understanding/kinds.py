@@ -12,7 +12,7 @@ from functools import cache
 
 from research_studio.understanding.exemplars import Embed, exemplar_scores
 
-__all__ = ["Embed", "kind_scores", "writing_flags", "writing_judge"]
+__all__ = ["Embed", "asks_for_effects", "kind_scores", "writing_flags", "writing_judge"]
 
 # An instruction's object reads as a piece of writing ("a research paper") rather than a
 # subject ("the price dynamics") when it is closer to the writing exemplars by this much.
@@ -28,6 +28,16 @@ def kind_scores(question: str, embed: Embed) -> dict[str, float]:
     """Each kind's likeness to the question (cosine, higher is closer)."""
     [scores] = exemplar_scores([question], embed, "question_kinds", "kinds")
     return {kind: round(score, 4) for kind, score in scores.items()}
+
+
+def asks_for_effects(question: str, embed: Embed) -> bool:
+    """A causal question asks what something brings about or how it works ("What are the
+    long-term effects of X?", "Explain how vaccines train the immune system") rather than
+    what caused it (``prompts/question_kinds.toml``, ``[causal_asks]``). The nearer table
+    decides: either reading asks about the same topic, so a near tie costs one
+    sub-question's angle, not its subject."""
+    [scores] = exemplar_scores([question], embed, "question_kinds", "causal_asks")
+    return scores["effects"] > scores["causes"]
 
 
 def writing_flags(phrases: list[str], embed: Embed) -> list[bool]:

@@ -51,6 +51,8 @@ class QuestionStructure:
     dimensions_listed: bool = False
     purpose: str = ""
     reason_for: str = ""  # a "why" question's clause: "the Roman Empire to fall"
+    # a causal question asks what its topic brings about or how it works, not its causes
+    asks_effects: bool = False
     claim: str = ""  # what a yes/no question asks about: "coffee causes dehydration"
     facets: list[Facet] = field(default_factory=list)
     positions: list[str] = field(default_factory=list)
