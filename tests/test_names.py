@@ -28,6 +28,13 @@ def test_titles_the_recogniser_does_not_know_are_read_whole():
     assert "Warn That Man" in found and "Lawrence Huntington" in found
 
 
+def test_a_verb_capitalised_for_its_place_is_no_name():
+    # an instruction opening the sentence, before a quoted heading the recogniser marks
+    assert entities('Consult the "HOOK ORDER" notes first.') == ["HOOK ORDER"]
+    # a manual page's line after a heading and its underline
+    assert "Shows" not in entities("OPTIONS\n-------\nShows the commit logs.")
+
+
 def test_entities_keep_their_inner_words_and_hyphens():
     assert entities("Chang Kia-ngau.") == ["Chang Kia-ngau"]
     found = entities("In 1990 the University of Oxford met the United States.")

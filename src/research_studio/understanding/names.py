@@ -38,8 +38,21 @@ _SENTENCE_ENDS = ".!?"
 
 
 def _opens_sentence(token: Token) -> bool:
+    """The token opens a sentence or a line ("DESCRIPTION\n-----------\nRuns a number of
+    …" of a manual page: a heading's underline and a line break before it)."""
     previous = token.doc[token.i - 1] if token.i else None
-    return previous is None or (previous.is_punct and previous.text in _SENTENCE_ENDS)
+    return previous is None or (previous.is_punct and previous.text in _SENTENCE_ENDS) \
+        or "\n" in previous.text or "\n" in previous.whitespace_
+
+
+def _opening_verb(token: Token, named: set[int]) -> bool:
+    """A verb that opens its sentence, is in no name the recogniser found and is followed
+    by a word in lower case: capitalised for its place, not a name ("See the "PACKFILE
+    OPTIMIZATION" section"); a title that opens with a verb goes on in capitals ("Warn That
+    Man is a 1943 film")."""
+    following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    return token.pos_ == "VERB" and token.i not in named and _opens_sentence(token) \
+        and following is not None and following.text[:1].islower()
 
 
 def _runs(doc: Doc) -> list[list[Token]]:
@@ -66,7 +79,8 @@ def _runs(doc: Doc) -> list[list[Token]]:
         if token is not None and part_of_name(token, run):
             run.append(token)
             continue
-        while run and (run[0].pos_ in _FUNCTION_WORDS or not any(ch.isalpha() for ch in run[0].text)):
+        while run and (run[0].pos_ in _FUNCTION_WORDS or not any(ch.isalpha() for ch in run[0].text)
+                       or _opening_verb(run[0], named)):
             run.pop(0)
         while run and not any(ch.isalpha() for ch in run[-1].text):
             run.pop()  # closing punctuation, or a year the recogniser put inside a name
