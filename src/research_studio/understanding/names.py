@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from spacy.tokens import Doc, Token
 
-from research_studio.understanding.parser import TAGS_AND_ENTITIES_ONLY, parse_batch
+from research_studio.understanding.parser import TAGS_AND_ENTITIES_ONLY, opens_a_line, parse_batch
 
 # spaCy's English entity labels for things one can look up (not a date, a count or an amount)
 NAME_LABELS = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT",
@@ -41,8 +41,7 @@ def _opens_sentence(token: Token) -> bool:
     """The token opens a sentence or a line ("DESCRIPTION\n-----------\nRuns a number of
     …" of a manual page: a heading's underline and a line break before it)."""
     previous = token.doc[token.i - 1] if token.i else None
-    return previous is None or (previous.is_punct and previous.text in _SENTENCE_ENDS) \
-        or "\n" in previous.text or "\n" in previous.whitespace_
+    return opens_a_line(token) or (previous.is_punct and previous.text in _SENTENCE_ENDS)
 
 
 def _opening_verb(token: Token, named: set[int]) -> bool:

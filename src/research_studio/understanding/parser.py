@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 
 from spacy.language import Language
-from spacy.tokens import Doc, Span, Token
+from spacy.tokens import Doc, Token
 
 log = logging.getLogger("research_studio.understanding")
 
@@ -28,9 +28,6 @@ MIN_ENGLISH_FUNCTION_SHARE = 0.15
 # A made-up word written as a name, parsed in place of a name the tagger misreads: being
 # unknown to the model, only its capital and its place in the sentence say what it is.
 NAME_STAND_IN = "Zorblax"
-# A sentence with at least this share of its words after the first capitalised is written
-# in title case ("What Is the Best Way to Learn Go"), where a capital says nothing of a name.
-TITLE_CASE_SHARE = 0.5
 # Parts of speech a word written as a name is not.
 _NOT_NAMES = ("VERB", "AUX", "ADV", "PRON", "DET")
 
@@ -164,14 +161,11 @@ def _capitalised(token: Token) -> bool:
     return token.text[:1].isupper()
 
 
-def _title_cased(sentence: Span) -> bool:
-    words = [t for t in sentence[1:] if t.is_alpha]
-    return bool(words) and sum(map(_capitalised, words)) >= TITLE_CASE_SHARE * len(words)
-
-
-def _opens_a_line_or_label(token: Token) -> bool:
-    before = token.doc[token.i - 1]
-    return before.text == ":" or before.is_space or "\n" in before.whitespace_
+def opens_a_line(token: Token) -> bool:
+    """The token is the first of a line (a line break before it, in a space token or in
+    the previous token's trailing whitespace)."""
+    before = token.doc[token.i - 1] if token.i else None
+    return before is None or "\n" in before.text or "\n" in before.whitespace_
 
 
 def _misread_names(doc: Doc) -> list[int]:
@@ -180,15 +174,16 @@ def _misread_names(doc: Doc) -> list[int]:
     a pronoun or a determiner: "Go" of "Compare Rust and Go", "PostgreSQL" of "How does
     PostgreSQL differ from MySQL?", "MongoDB" of "How does MongoDB differ from Cassandra?".
     Not a word next to another capitalised word: it is part of a title, whose verbs are
-    verbs ("Here Comes the Boom", "Now You See Him"); "I" is written so wherever it
-    stands."""
+    verbs ("Here Comes the Boom", "Now You See Him"), or of a text written in title case;
+    "I" is written so wherever it stands."""
     def stands_alone(token: Token) -> bool:
         neighbours = [doc[k] for k in (token.i - 1, token.i + 1) if 0 <= k < len(doc)]
         return not any(n.is_alpha and _capitalised(n) for n in neighbours)
 
-    return [t.i for sentence in doc.sents if not _title_cased(sentence) for t in sentence
+    return [t.i for sentence in doc.sents for t in sentence
             if t.i > sentence.start and _capitalised(t) and t.text != "I"
-            and not _opens_a_line_or_label(t) and t.pos_ in _NOT_NAMES and stands_alone(t)]
+            and not opens_a_line(t) and doc[t.i - 1].text != ":"
+            and t.pos_ in _NOT_NAMES and stands_alone(t)]
 
 
 def _with_names_read_as_names(nlp: Language, doc: Doc, names: Sequence[int]) -> Doc:
