@@ -1276,6 +1276,11 @@ def test_named_subjects_asked_about_together_are_not_split(embed, question):
      ["What is the architecture of Kubernetes?",
       "What is known about how scheduling works regarding Kubernetes?",
       "What is the networking model of Kubernetes?"]),
+    # questions that name nothing but the owner; "dentry cache" parsed as two objects
+    ("Describe the Linux dentry cache: its role, how it is populated and how it is pruned",
+     ["What is the role of the Linux dentry cache?",
+      "What is known about how the Linux dentry cache is populated?",
+      "What is known about how the Linux dentry cache is pruned?"]),
 ])
 def test_aspects_after_a_colon_may_mix_phrases_and_questions(embed, question, expected):
     structure = understand(question, embed)

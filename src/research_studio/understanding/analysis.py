@@ -541,9 +541,12 @@ def _owner_phrase(text: str, owner) -> str:
         chunk = chunk[1:]
     if chunk is None:
         return parts.clean_phrase(owner.text)
-    # a name's article stays ("the Linux page cache"): the aspects are asked "of" it
-    named = any(t.pos_ == "PROPN" for t in chunk)
-    return parts.clean_phrase(parts.noun_phrase(text, chunk, keep_article=named))
+    cut = next((c for c in owner.doc.noun_chunks if c.end == chunk.start), None)
+    if cut is not None and cut.root.dep_ == owner.dep_ and cut.root.head == owner.head:
+        # one phrase the parse cut in two objects of the verb ("the Linux page | cache")
+        chunk = owner.doc[cut.start:chunk.end]
+    # its article stays ("the Linux page cache", "the water cycle"): the aspects are asked "of" it
+    return parts.clean_phrase(parts.noun_phrase(text, chunk, keep_article=True))
 
 
 def _aspect_facets(text: str, group: list, owned: str) -> list[Facet]:

@@ -117,9 +117,10 @@ def serial_members(span: Span, owners: bool = False) -> list[Span]:
         return []
     members = [first, *pieces]
     # every member names something: a noun, or an object whatever its tag ("push it to a
-    # remote", "remote" read as an adjective)
+    # remote", "remote" read as an adjective), or asks a question ("how it is filled")
     if not MIN_SERIAL <= len(members) <= MAX_SERIAL or not all(
-            any(t.pos_ in ("NOUN", "PROPN") or t.dep_ in ("dobj", "pobj") for t in m) for m in members):
+            _opening(m[0]) == "question"
+            or any(t.pos_ in ("NOUN", "PROPN") or t.dep_ in ("dobj", "pobj") for t in m) for m in members):
         return []
     # (after a label the list is all the rest, whatever the parse hangs on what)
     return [] if kind == "noun" and not introduced and _runs_on(members) else members
