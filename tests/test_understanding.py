@@ -1281,6 +1281,11 @@ def test_named_subjects_asked_about_together_are_not_split(embed, question):
      ["What is the role of the Linux dentry cache?",
       "What is known about how the Linux dentry cache is populated?",
       "What is known about how the Linux dentry cache is pruned?"]),
+    # a gerund owner, its modifier parsed as the verb's object ("database | sharding")
+    ("Explain database sharding: its trade-offs, how keys are chosen and when rebalancing happens",
+     ["What are the trade-offs of database sharding?",
+      "What is known about how keys are chosen regarding database sharding?",
+      "What is known about when rebalancing happens regarding database sharding?"]),
 ])
 def test_aspects_after_a_colon_may_mix_phrases_and_questions(embed, question, expected):
     structure = understand(question, embed)

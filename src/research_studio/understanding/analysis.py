@@ -536,15 +536,16 @@ def _object_pieces(text: str, target: Span, members: list, referent: str,
 
 def _owner_phrase(text: str, owner) -> str:
     """The noun phrase a list's colon follows, as a topic ("the Roman Empire", "PostgreSQL")."""
-    chunk = next((c for c in owner.doc.noun_chunks if c.root == owner), None)
-    while chunk is not None and len(chunk) > 1 and chunk[0].pos_ == "VERB":  # "Explain Kubernetes"
+    doc = owner.doc
+    # a gerund owner heads no noun chunk ("HTTP caching")
+    chunk = next((c for c in doc.noun_chunks if c.root == owner), doc[owner.i:owner.i + 1])
+    while len(chunk) > 1 and chunk[0].pos_ == "VERB":  # "Explain Kubernetes"
         chunk = chunk[1:]
-    if chunk is None:
-        return parts.clean_phrase(owner.text)
-    cut = next((c for c in owner.doc.noun_chunks if c.end == chunk.start), None)
-    if cut is not None and cut.root.dep_ == owner.dep_ and cut.root.head == owner.head:
-        # one phrase the parse cut in two objects of the verb ("the Linux page | cache")
-        chunk = owner.doc[cut.start:chunk.end]
+    cut = next((c for c in doc.noun_chunks if c.end == chunk.start), None)
+    if cut is not None and cut.root.head == owner.head:
+        # one phrase the parse cut in two words of the verb ("the Linux page | cache",
+        # "HTTP | caching")
+        chunk = doc[cut.start:chunk.end]
     # its article stays ("the Linux page cache", "the water cycle"): the aspects are asked "of" it
     return parts.clean_phrase(parts.noun_phrase(text, chunk, keep_article=True))
 
@@ -580,7 +581,8 @@ def _list_owner(doc: Doc) -> tuple[Token, list[Span]] | None:
     the heading (``subject.heading_subject``)."""
     for mark in doc:
         before = doc[mark.i - 1] if mark.i else None
-        if mark.text not in parts.LIST_INTRODUCERS or before is None or before.pos_ not in ("NOUN", "PROPN"):
+        if mark.text not in parts.LIST_INTRODUCERS or before is None \
+                or not (before.pos_ in ("NOUN", "PROPN") or before.tag_ == "VBG"):  # "HTTP caching:"
             continue
         listed = _listed_after(before)
         if len(listed) >= 3:
