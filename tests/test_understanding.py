@@ -304,6 +304,19 @@ def test_a_template_names_its_subject_with_its_article(embed):
     assert not understand("What is the best editor for writing Rust?", embed).topic.startswith("the")
 
 
+@pytest.mark.parametrize(("question", "expected"), [
+    ("What are the arguments for and against rent control?",
+     ["What are the arguments for rent control?", "What are the arguments against rent control?"]),
+    ("How did wages change before and after the 2015 minimum wage increase?",
+     ["How did wages change before the 2015 minimum wage increase?",
+      "How did wages change after the 2015 minimum wage increase?"]),
+])
+def test_two_prepositions_sharing_an_object_ask_one_question_each(embed, question, expected):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert texts == expected
+
+
 # a yes/no question asks whether a statement holds: the evidence for and against it
 @pytest.mark.parametrize(("question", "statement"), [
     ("Does coffee cause dehydration?", "coffee causes dehydration"),

@@ -27,6 +27,7 @@ from research_studio.understanding.distribute import (
     inverted_subject_group,
     owns_an_attribute,
     per_action,
+    preposition_group,
     subject_group,
 )
 from research_studio.understanding.kinds import Embed, asks_for_effects, kind_scores, writing_judge
@@ -499,7 +500,7 @@ def _distributed(text: str, segment: Span, referent: str, inverted: list[str] | 
     and C"), or of each action it coordinates ("set up X and monitor its lag"); empty when
     it asks one thing of one thing. ``inverted``: the segment's ``inverted_subject_group``
     when the caller has it (it parses the question again for every run it tries)."""
-    group = distributed_group(text, segment)
+    group = distributed_group(text, segment) or preposition_group(text, segment)
     if group is not None:
         return group.questions()
     if inverted is None:

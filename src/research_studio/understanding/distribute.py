@@ -32,6 +32,8 @@ MAX_MEMBERS = 5
 # verb: "nginx"; as a foreign word; as an adjective when capitalised: "FastAPI"); not a
 # modifier ("state and local governments").
 _SUBJECT_ENDS = ("NOUN", "PROPN", "VERB", "X", "NUM")
+# Dependencies of a preposition's object (spaCy's English labels).
+_PREPOSITION_OBJECTS = ("pobj", "pcomp")
 # Dependencies of a verb's subject (spaCy's English labels).
 _SUBJECTS = ("nsubj", "nsubjpass", "csubj")
 # Penn tags no word of a subject list has: finite verbs, participles, question and
@@ -97,6 +99,22 @@ def distributed_group(text: str, span: Span) -> DistributedGroup | None:
         if any(c.dep_ == "cc" and not c.is_alpha for m in members for c in m.children):
             continue  # "Romeo & Juliet", "Johnson & Johnson": a symbol joins one name
         return group_around(text, span, members)
+    return None
+
+
+def preposition_group(text: str, span: Span) -> DistributedGroup | None:
+    """Two prepositions joined by a conjunction that share one object ("the arguments for
+    and against a basic income", "before and after reunification") ask one question with
+    each: the arguments for, the arguments against; the state before, the state after."""
+    for first in span:
+        second = next((c for c in first.children if c.dep_ == "conj" and c.pos_ == "ADP"), None)
+        if second is None or first.pos_ not in ("ADP", "ADV") or second.i >= span.end \
+                or any(c.dep_ in _PREPOSITION_OBJECTS for c in first.children) \
+                or not any(c.dep_ in _PREPOSITION_OBJECTS for c in second.children) \
+                or any(t.pos_ != "CCONJ" for t in span.doc[first.i + 1:second.i]):
+            continue
+        return DistributedGroup(prefix=text[span.start_char:first.idx], members=[first.text, second.text],
+                                suffix=text[second.idx + len(second.text):span.end_char])
     return None
 
 
