@@ -332,6 +332,23 @@ def test_a_yes_no_question_weighs_the_statement_it_asks_about(embed, question, s
     assert any(statement in t and "contradicts" in t for t in texts), texts
 
 
+@pytest.mark.parametrize(("question", "statement"), [
+    ("What is the evidence that screen time harms children's sleep?", "screen time harms children's sleep"),
+    ("Is there any proof that cracking knuckles causes arthritis?", "cracking knuckles causes arthritis"),
+    ("Is it true that goldfish have a three-second memory?", "goldfish have a three-second memory"),
+])
+def test_a_statement_given_in_a_clause_of_the_question_is_weighed(embed, question, statement):
+    # the clause completes the noun or verb the question asks about ("the evidence that …")
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.EVALUATIVE and structure.claim == statement
+    assert any(statement in t and "supports" in t for t in texts), texts
+    assert any(statement in t and "contradicts" in t for t in texts), texts
+
+
+def test_a_clause_holding_the_question_word_states_nothing(embed):
+    assert understand("The ruling held that the use of what test was constitutional?", embed).claim == ""
+
+
 @pytest.mark.parametrize("question", [
     "Should I learn Rust in 2025?",  # asks the asker's advice
     "Are Python and Ruby both interpreted languages?",  # of two things: a comparison's

@@ -19,7 +19,7 @@ from research_studio.prompts import load_data
 from research_studio.understanding import facets as parts
 from research_studio.understanding.answer_type import asks_for_a_thing
 from research_studio.understanding.chains import chain, relative_openers
-from research_studio.understanding.claim import asks_yes_or_no, yes_no_claim
+from research_studio.understanding.claim import asks_yes_or_no, complement_claim, yes_no_claim
 from research_studio.understanding.dimensions import ComparedOn, attribute_lists, compared_on
 from research_studio.understanding.distribute import (
     distributed_group,
@@ -176,7 +176,8 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         kind = K.OPEN  # "How do I migrate X from version 13 to 15?" asks a procedure, not a history
     # "Does coffee cause dehydration?" asks whether a statement holds: the evidence for and
     # against it is weighed, whatever the kind its subject reads like
-    claim = yes_no_claim(text, doc) if one_question and kind != K.SINGLE_FACT else None
+    claim = (complement_claim(text, doc) or yes_no_claim(text, doc)) \
+        if one_question and kind != K.SINGLE_FACT else None
     if claim is not None:
         kind, topic = K.EVALUATIVE, claim.subject or topic
     elif kind in (K.CAUSAL, K.TEMPORAL) and asks_yes_or_no(doc):

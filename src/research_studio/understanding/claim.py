@@ -1,7 +1,9 @@
 """The statement a yes/no question asks about ("Does coffee cause dehydration?" asks
 whether "coffee causes dehydration"), read from the parse: the auxiliary that opens the
 question goes back after its subject, and a "do" that only carries the tense gives it
-back to the verb (LemmInflect inflects it). Research then weighs the evidence for and
+back to the verb (LemmInflect inflects it). A question may also state it in a clause
+that completes its main noun or verb ("What is the evidence that X reduces Y?", "Is it
+true that …?"). Research then weighs the evidence for and
 against that statement instead of filling a template with the question's subject
 ("What are the causes of coffee?").
 """
@@ -76,3 +78,31 @@ def yes_no_claim(text: str, doc: Doc) -> Claim | None:
     # "it" of "Is it worth buying …" names no subject to read up on
     named = text_of(text, words) if subject.pos_ != "PRON" else ""
     return Claim(clean_phrase(statement), named)
+
+
+def complement_claim(text: str, doc: Doc) -> Claim | None:
+    """The statement a one-sentence question gives in a clause of its own, opened by a
+    subordinating conjunction and with its own subject, that completes the main verb or
+    the noun it is about ("What is the evidence that mindfulness reduces anxiety?", "Is
+    there proof that …?", "Is it true that …?"); None without one, or when the clause holds
+    the question word (it asks, it states nothing)."""
+    sentences = list(doc.sents)
+    if len(sentences) != 1:
+        return None
+    root = sentences[0].root
+    for clause in doc:
+        if clause.dep_ not in ("acl", "relcl", "ccomp"):
+            continue
+        head = clause.head
+        if not (head == root or (head.head == root and head.dep_ in ("nsubj", "attr", "dobj"))):
+            continue
+        mark = next((c for c in clause.children if c.dep_ == "mark"), None)
+        subject = next((c for c in clause.children if c.dep_ in ("nsubj", "nsubjpass", "csubj")), None)
+        if mark is None or subject is None or mark.i > subject.i:
+            continue
+        words = [t for t in clause.subtree if t.i > mark.i]
+        if any(t.tag_ in WH_TAGS for t in words):  # "… held that the practice of what way …": asked
+            continue
+        named = text_of(text, list(subject.subtree)) if subject.pos_ != "PRON" else ""
+        return Claim(clean_phrase(text_of(text, words)), named)
+    return None
