@@ -377,8 +377,20 @@ def test_a_templated_kind_with_no_subject_is_left_to_the_knowledge_base(kind):
     # the templates would be filled with the whole question ("How did How did … originate?")
     question = "How did the printing press change things?"
     assert decompose(QuestionStructure(text=question, kind=kind), 5) == []
-    rows = decompose(QuestionStructure(text=question, kind=kind, topic="the printing press"), 5)
+    rows = decompose(QuestionStructure(text=question, kind=kind, topic="the printing press",
+                                       asks_itself=True), 5)
     assert len(rows) >= 2 and all(question not in text for text, _, _ in rows[1:]), rows
+
+
+def test_only_a_question_that_weighs_options_gets_the_option_templates():
+    # an instruction the encoder reads as evaluative ("Summarize the key findings of X")
+    # weighs no options: it is researched like an open question
+    asked = QuestionStructure(text="What is the best CI service for a small team?", kind=K.EVALUATIVE,
+                              topic="CI service", asks_itself=True)
+    told = QuestionStructure(text="Summarize the key findings of the annual security report",
+                             kind=K.EVALUATIVE, topic="the annual security report", asks_itself=False)
+    assert any("options" in text for text, _, _ in decompose(asked, 5))
+    assert decompose(told, 5) == []
 
 
 @pytest.mark.parametrize("question", [
