@@ -83,6 +83,14 @@ def test_names_the_small_parser_misreads_are_still_compared(embed, question, ite
         assert any(item in t and not any(o in t for o in items if o != item) for t in texts), texts
 
 
+def test_things_compared_by_an_attribute_they_each_have_keep_it(embed):
+    # "the tax systems of A and B" compares A's tax system with B's, not A with B
+    structure, texts = plan_of("Compare the tax systems of Norway and Sweden", embed)
+    assert structure.kind == K.COMPARISON
+    assert structure.items == ["the tax system of Norway", "the tax system of Sweden"]
+    assert all("tax system" in t for t in texts), texts
+
+
 def test_an_item_the_parser_cuts_in_two_stays_whole(embed):
     # "git" read as the verb's object and as a member of its own before "cherry-pick"
     structure = understand("Compare git merge, git rebase and git cherry-pick for combining work", embed)

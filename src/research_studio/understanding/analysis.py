@@ -269,9 +269,22 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
         # attribute, not the nouns after the group, is what each item is researched for
         facets, dimensions, each = [Facet(text=_as_question(asked.template()),
                                           source=segments[0].text)], [], False
+    elif head is None and owns_an_attribute(group[0]):
+        # "Compare the economies of Japan and Germany" compares each one's economy
+        attribute = _one_of(text, group[0].head.head)
+        items = [f"the {attribute} of {item}" for item in items]
     return QuestionStructure(kind=K.COMPARISON, items=items, facets=facets, purpose=purpose,
                              dimensions=dimensions, dimensions_listed=each,
                              topic=parts.topic(text, doc, grouped), **common)
+
+
+def _one_of(text: str, noun: Token) -> str:
+    """A noun with the modifiers before it, in the singular ("education system" of "the
+    education systems of Finland and …"): what each member of the group has one of."""
+    words = [t for t in noun.lefts if t.dep_ in ("compound", "amod")
+             and t.morph.get("Degree", []) not in (["Cmp"], ["Sup"])]  # not "more scope"
+    singular = noun.lemma_ if noun.morph.get("Number") == ["Plur"] else noun.text
+    return " ".join([*(parts.text_of(text, list(w.subtree)) for w in words), singular])
 
 
 def _around(text: str, purpose: str, listed: ComparedOn) -> str:
