@@ -3,9 +3,8 @@ whether "coffee causes dehydration"), read from the parse: the auxiliary that op
 question goes back after its subject, and a "do" that only carries the tense gives it
 back to the verb (LemmInflect inflects it). A question may also state it in a clause
 that completes its main noun or verb ("What is the evidence that X reduces Y?", "Is it
-true that …?"). Research then weighs the evidence for and
-against that statement instead of filling a template with the question's subject
-("What are the causes of coffee?").
+true that …?"). Research then weighs the evidence for and against that statement instead
+of filling a template with the question's subject ("What are the causes of coffee?").
 """
 
 from __future__ import annotations
