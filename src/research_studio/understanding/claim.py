@@ -14,7 +14,7 @@ from typing import NamedTuple
 from lemminflect import getInflection
 from spacy.tokens import Doc, Token
 
-from research_studio.understanding.facets import WH_TAGS, clean_phrase, text_of
+from research_studio.understanding.facets import CLAUSE_SUBJECTS, WH_TAGS, clean_phrase, text_of
 
 _SUBJECTS = ("nsubj", "nsubjpass", "expl")
 
@@ -96,7 +96,7 @@ def complement_claim(text: str, doc: Doc) -> Claim | None:
         if not (head == root or (head.head == root and head.dep_ in ("nsubj", "attr", "dobj"))):
             continue
         mark = next((c for c in clause.children if c.dep_ == "mark"), None)
-        subject = next((c for c in clause.children if c.dep_ in ("nsubj", "nsubjpass", "csubj")), None)
+        subject = next((c for c in clause.children if c.dep_ in CLAUSE_SUBJECTS), None)
         if mark is None or subject is None or mark.i > subject.i:
             continue
         words = [t for t in clause.subtree if t.i > mark.i]

@@ -15,6 +15,8 @@ from lemminflect import getAllLemmas, getInflection
 from spacy.tokens import Span, Token
 
 from research_studio.understanding.facets import (
+    CLAUSE_SUBJECTS,
+    PREPOSITION_OBJECTS,
     WH_TAGS,
     conjuncts_in_order,
     member_tokens,
@@ -32,10 +34,6 @@ MAX_MEMBERS = 5
 # verb: "nginx"; as a foreign word; as an adjective when capitalised: "FastAPI"); not a
 # modifier ("state and local governments").
 _SUBJECT_ENDS = ("NOUN", "PROPN", "VERB", "X", "NUM")
-# Dependencies of a preposition's object (spaCy's English labels).
-_PREPOSITION_OBJECTS = ("pobj", "pcomp")
-# Dependencies of a verb's subject (spaCy's English labels).
-_SUBJECTS = ("nsubj", "nsubjpass", "csubj")
 # Penn tags no word of a subject list has: finite verbs, participles, question and
 # relative words (a name the tagger misreads as a verb is read in its base form, "VB").
 _CLAUSE_TAGS = ("VBD", "VBZ", "VBP", "VBN", "MD", *WH_TAGS)
@@ -109,8 +107,8 @@ def preposition_group(text: str, span: Span) -> DistributedGroup | None:
     for first in span:
         second = next((c for c in first.children if c.dep_ == "conj" and c.pos_ == "ADP"), None)
         if second is None or first.pos_ not in ("ADP", "ADV") or second.i >= span.end \
-                or any(c.dep_ in _PREPOSITION_OBJECTS for c in first.children) \
-                or not any(c.dep_ in _PREPOSITION_OBJECTS for c in second.children) \
+                or any(c.dep_ in PREPOSITION_OBJECTS for c in first.children) \
+                or not any(c.dep_ in PREPOSITION_OBJECTS for c in second.children) \
                 or any(t.pos_ != "CCONJ" for t in span.doc[first.i + 1:second.i]):
             continue
         return DistributedGroup(prefix=text[span.start_char:first.idx], members=[first.text, second.text],
@@ -233,7 +231,7 @@ def _opens_a_clause(token: Token) -> bool:
     a question or relative word, an auxiliary, "both" of "both A and B", or a verb with
     a subject of its own ("a person find"; a name the tagger reads as a verb has none)."""
     return token.tag_ in _CLAUSE_TAGS or token.pos_ == "AUX" or token.dep_ == "preconj" or (
-        token.pos_ == "VERB" and any(c.dep_ in _SUBJECTS for c in token.children))
+        token.pos_ == "VERB" and any(c.dep_ in CLAUSE_SUBJECTS for c in token.children))
 
 
 def _subject_run(text: str, span: Span, aux: Token, opening: Span) -> tuple[Token, Token] | None:

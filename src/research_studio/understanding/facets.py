@@ -20,6 +20,10 @@ from research_studio.understanding.names import names_in_doc
 from research_studio.understanding.parser import parse_batch
 
 WH_TAGS = ("WP", "WDT", "WRB", "WP$")  # Penn tags of wh-words: question and relative words
+# Dependencies (spaCy's English labels) of a preposition's object, a noun or a gerund's
+# clause ("… of using Docker in production"), and of a clause's own subject
+PREPOSITION_OBJECTS = ("pobj", "pcomp")
+CLAUSE_SUBJECTS = ("nsubj", "nsubjpass", "csubj")
 # the most words a label before a colon has ("Research Topic:", "Objective:", "Scope and aims:")
 MAX_LABEL_WORDS = 4
 # the most words an option of "A vs B vs C" has ("the University of Bologna", "yarn install
@@ -341,9 +345,6 @@ def personal(tokens: list[Token] | Span) -> bool:
     return any(t.morph.get("Person") in (["1"], ["2"]) for t in tokens)
 
 
-_PREP_OBJECTS = ("pobj", "pcomp")
-
-
 def shared_object(text: str, members: list[Token]) -> tuple[str, str]:
     """The preposition and object the group shares ("… and solutions to climate change"
     → ("to", "climate change")), attached to a member or to the word that governs it."""
@@ -353,12 +354,12 @@ def shared_object(text: str, members: list[Token]) -> tuple[str, str]:
     # preposition, all of them the object
     # the object may be a gerund's clause ("… of using Docker in production")
     preps = sorted((c for holder in holders for c in holder.rights if c.dep_ == "prep"
-                    and c.i > members[-1].i - 1 and any(o.dep_ in _PREP_OBJECTS for o in c.children)),
+                    and c.i > members[-1].i - 1 and any(o.dep_ in PREPOSITION_OBJECTS for o in c.children)),
                    key=lambda t: t.i)
     if not preps:
         return "", ""
     first = preps[0]
-    objects = [c for c in first.children if c.dep_ in _PREP_OBJECTS]
+    objects = [c for c in first.children if c.dep_ in PREPOSITION_OBJECTS]
     if personal(list(objects[0].subtree)):  # "my research area" names nothing
         return "", ""
     start = min(t.i for t in objects[0].subtree)
