@@ -239,6 +239,41 @@ def test_several_questions_in_one_are_split_with_pronouns_resolved(embed):
     assert not any(" its " in t or t.startswith("Its") for t in texts)
 
 
+# ---- questions typed with the asker's situation and wishes ---------------------------------------
+@pytest.mark.parametrize(("question", "asked"), [
+    ("What is Redis used for? I'm also curious about its persistence options.", "persistence options"),
+    ("Explain how glaciers form. I would also like to know how fast they are melting.", "how fast"),
+    ("Tell me about the Ottoman Empire. I'm particularly interested in its architecture.", "architecture"),
+])
+def test_a_wish_to_know_is_asked_about_what_it_names(embed, question, asked):
+    # "I'd like to know X", "I'm curious about X": X is researched, the wish is not an action
+    _, texts = plan_of(question, embed)
+    assert_questions(texts)
+    assert any(asked in t for t in texts), texts
+    assert not any("can one know" in t or "curious" in t or "interested" in t for t in texts), texts
+
+
+@pytest.mark.parametrize(("question", "situation", "asked"), [
+    ("I own a small vineyard. How can I protect the vines from late frost?", "vineyard", "late frost"),
+    ("We just bought an old farmhouse. How do we test the well water, and what does a test cost?",
+     "farmhouse", "well water"),
+])
+def test_the_asker_s_situation_is_what_the_questions_are_about(embed, question, situation, asked):
+    # the situation is no question of its own ("What is known about a small vineyard?"); the
+    # questions asked name it, as they would name a heading they were asked under
+    structure, texts = plan_of(question, embed)
+    texts = [structure.research_question, *texts]
+    asking = [t for t in texts if asked in t]
+    assert asking and all(situation in t for t in asking), texts
+    assert not any(t.startswith("What is known about") and situation in t for t in texts), texts
+
+
+def test_a_short_question_about_a_pronoun_asks_about_what_it_stands_for(embed):
+    _, texts = plan_of("Everyone talks about WebAssembly. What is it, and which browsers support it?", embed)
+    assert "What is known about WebAssembly?" in texts, texts
+    assert not any(t.endswith(" it?") for t in texts), texts
+
+
 def test_a_pronoun_subject_is_replaced_by_what_it_stands_for(embed):
     _, texts = plan_of("What does VACUUM do, why is it needed, and how does autovacuum decide "
                        "when to run?", embed)

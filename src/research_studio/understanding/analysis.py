@@ -30,7 +30,13 @@ from research_studio.understanding.distribute import (
     preposition_group,
     subject_group,
 )
-from research_studio.understanding.kinds import Embed, asks_for_effects, kind_scores, writing_judge
+from research_studio.understanding.kinds import (
+    Embed,
+    asks_for_effects,
+    kind_scores,
+    situation_judge,
+    writing_judge,
+)
 from research_studio.understanding.lists import ListItem, list_items
 from research_studio.understanding.parser import parse
 from research_studio.understanding.serial import serial_members, serial_questions
@@ -104,7 +110,8 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         # "Write a guide on A, B, and C" is not about A: the next phrase the text means most
         referent = next((s for s in subjects if s.lower() != referent.lower()), "")
         topic = referent or topic
-    by_segment = _segment_parts(pieces, writing, referent, headed=bool(heading)) \
+    by_segment = _segment_parts(pieces, writing, referent, headed=bool(heading),
+                                situation=situation_judge(embed) if embed is not None else None) \
         if split or not one_question else []
     common = dict(text=text, entities=parts.names(text, doc), sentences=len(sentences),
                   kind_scores=scores, asks_itself=asks_itself,
@@ -357,21 +364,26 @@ def _wants_object(doc: Doc, marker: int) -> bool:
 
 
 def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
-                   referent: str, headed: bool = False) -> list[Parts]:
+                   referent: str, headed: bool = False,
+                   situation: Callable[[str], bool] | None = None) -> list[Parts]:
     """Per segment, its questions and instructions, and its statements, as questions;
     ``referent``: what the text is about (pronouns stand for it, and a part that does not
     name it is asked about it); ``headed``: a heading names it, and every question after
-    the heading is about it."""
+    the heading is about it; ``situation`` judges a sentence about the person asking
+    (``parts.about_the_asker``): their situation ("I bought a house built in 1950") is not
+    a part of what they ask but what it is about, like a heading ("What should I check
+    for asbestos?" → "… regarding a house built in 1950"), unless the text asks nothing
+    else."""
     templates = load_data("offline_plan")["multi_faceted"]
     by_segment: list[Parts] = []
+    aside: list[tuple[int, list[Facet], list[Facet]]] = []
+    context = ""
     for text, segment, item, phrase in pieces:
         asked: list[Facet] = []
         statements: list[Facet] = []
         by_segment.append((asked, statements))
         if parts.asks(segment):
-            asked += [Facet(text=_as_question(q), source=segment.text)
-                      for q in _asked_pieces(text, segment, referent, templates, split=not item,
-                                             about_referent=headed)]
+            asked += _questions(text, segment, item, referent, headed, templates)
             continue
         if parts.embedded_question(segment):  # "(a) how backups work" → what is known about it
             # one per action it lists ("how to write X, enable it at boot and view its logs")
@@ -384,31 +396,62 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
         for unit in [segment] if whole else parts.coordinated_units(segment):
             if parts.introduces(unit):
                 continue
-            target, stated = parts.research_object(unit, writing)
-            # a list item after a verb, or all after a label ("Focus areas: risk …, …")
-            if (phrase and (stated or target is None)) or _after_a_label(unit):
-                target, stated = unit, False
-            if target is None:
+            unit_asked, unit_stated = _unit_facets(text, unit, item, phrase, writing, referent, templates)
+            judged = situation is not None and (unit_asked or unit_stated)
+            asker = parts.about_the_asker(unit) if judged else None
+            if asker is not None and situation(asker.frame):
+                aside.append((len(by_segment) - 1, unit_asked, unit_stated))
+                context = context or parts.clean_phrase(parts.text_of(text, list(asker.thing)))
                 continue
-            members = [] if item else parts.listed_nouns(target)
-            if stated:  # no pronoun resolution: a statement's "it" is too often ambiguous
-                statement = parts.clean_phrase(parts.text_of(text, list(target)))
-                if statement.lower() == referent.lower():
-                    continue  # the heading the rest is asked about ("kubernetes liveness probes - …")
-                statements.append(Facet(text=templates["statement_facet"].format(
-                    facet=statement[:1].lower() + statement[1:] if target[0].pos_ != "PROPN"
-                    else statement), source=unit.text))
-                continue
-            objects = [p for p in map(parts.clean_phrase, _object_pieces(
-                text, target, members, referent, split=not item)) if p]
-            # a subject that is one of the parts ("a memo on A, B and C" about A) anchors none
-            sibling = bool(referent) and len(objects) > 1 and any(
-                referent.lower() in p.lower() for p in objects)
-            for piece in objects:
-                key = "action_facet" if target[0].tag_ == "VB" else "phrase_facet"
-                facet = piece if sibling else _anchored(piece, referent, templates)
-                asked.append(Facet(text=templates[key].format(facet=facet), source=unit.text))
+            asked += unit_asked
+            statements += unit_stated
+    if not any(asked or stated for asked, stated in by_segment):
+        for index, unit_asked, unit_stated in aside:
+            by_segment[index][0].extend(unit_asked)
+            by_segment[index][1].extend(unit_stated)
+    elif context:  # the questions asked are about the person's situation
+        for index, (text, segment, item, _) in enumerate(pieces):
+            if parts.asks(segment):
+                by_segment[index][0][:] = _questions(text, segment, item, referent, headed, templates,
+                                                     anchor=context)
     return by_segment
+
+
+def _questions(text: str, segment: Span, item: bool, referent: str, about_referent: bool,
+               templates: dict, anchor: str = "") -> list[Facet]:
+    """A segment that asks, as its questions (``_asked_pieces``)."""
+    return [Facet(text=_as_question(q), source=segment.text)
+            for q in _asked_pieces(text, segment, referent, templates, split=not item,
+                                   about_referent=about_referent, anchor=anchor)]
+
+
+def _unit_facets(text: str, unit: Span, item: bool, phrase: bool, writing: Callable[[str], bool] | None,
+                 referent: str, templates: dict) -> Parts:
+    """A statement's or an instruction's questions: what it asks to research, one per
+    piece, or the statement to weigh."""
+    target, stated = parts.research_object(unit, writing)
+    # a list item after a verb, or all after a label ("Focus areas: risk …, …")
+    if (phrase and (stated or target is None)) or _after_a_label(unit):
+        target, stated = unit, False
+    if target is None:
+        return [], []
+    if stated:  # no pronoun resolution: a statement's "it" is too often ambiguous
+        statement = parts.clean_phrase(parts.text_of(text, list(target)))
+        if statement.lower() == referent.lower():
+            return [], []  # the heading the rest is asked about ("kubernetes liveness probes - …")
+        return [], [Facet(text=templates["statement_facet"].format(
+            facet=statement[:1].lower() + statement[1:] if target[0].pos_ != "PROPN"
+            else statement), source=unit.text)]
+    members = [] if item else parts.listed_nouns(target)
+    objects = [p for p in map(parts.clean_phrase, _object_pieces(
+        text, target, members, referent, split=not item)) if p]
+    # a subject that is one of the parts ("a memo on A, B and C" about A) anchors none
+    sibling = bool(referent) and len(objects) > 1 and any(
+        referent.lower() in p.lower() for p in objects)
+    key = "action_facet" if target[0].tag_ == "VB" else "phrase_facet"
+    return [Facet(text=templates[key].format(
+        facet=piece if sibling else _anchored(piece, referent, templates)), source=unit.text)
+        for piece in objects], []
 
 
 def _one_of_the_parts(referent: str, pieces: list[_Piece], writing: Callable[[str], bool] | None) -> bool:
@@ -477,17 +520,21 @@ def _research_question(text: str, by_segment: list[Parts]) -> str:
 
 
 def _asked_pieces(text: str, segment: Span, referent: str, templates: dict,
-                  split: bool = True, about_referent: bool = False) -> list[str]:
+                  split: bool = True, about_referent: bool = False, anchor: str = "") -> list[str]:
     """A question, or (``split``) one question per coordinated noun it asks about ("What
     are effective strategies, best practices, or existing projects that address X?");
     ``about_referent``: the question is about the referent even where it does not point
-    back to it ("probes - …, and what happens when one fails")."""
+    back to it ("probes - …, and what happens when one fails"); ``anchor``: what the
+    question is about instead, named unless the question shares a word with it (the
+    person's situation: "What should I check for asbestos?" about "a house built in 1950")."""
     phrase = parts.resolve_pronouns(text, segment, referent)
     too_short = len(phrase.split()) < MIN_QUESTION_WORDS  # "What is MVCC?" in a list about X
-    if referent and referent.lower() not in phrase.lower() and (
+    if anchor:
+        phrase = _anchored(phrase.rstrip(" ?"), anchor, templates)
+    elif referent and referent.lower() not in phrase.lower() and (
             parts.bridging(segment) or too_short or about_referent):
         phrase += templates["topic_suffix"].format(topic=referent)
-    elif too_short and (asked_about := _named_thing(segment)):
+    elif too_short and (asked_about := _named_thing(segment, referent)):
         # "What is CRISPR, how does it work, …": the short question is about its own subject
         phrase = templates["phrase_facet"].format(facet=asked_about)
     inverted = inverted_subject_group(text, segment) if split else []
@@ -499,14 +546,19 @@ def _asked_pieces(text: str, segment: Span, referent: str, templates: dict,
     return group_around(text, segment, members).questions()
 
 
-def _named_thing(segment: Span) -> str:
+def _named_thing(segment: Span, referent: str) -> str:
     """What a question that only asks what something is names ("CRISPR" in "What is
-    CRISPR"): its last noun phrase that is not its question word. Empty when its main verb
-    says more than "is" ("What causes inflation" asks for causes) or it names nothing."""
+    CRISPR"; the referent in "What is it"): its last noun phrase that is not its question
+    word. Empty when its main verb says more than "is" ("What causes inflation" asks for
+    causes) or it names nothing."""
     if segment.root.pos_ != "AUX":
         return ""
     chunks = [c for c in segment.noun_chunks if c.root.tag_ not in parts.WH_TAGS]
-    return chunks[-1].text if chunks else ""
+    if not chunks:
+        return ""
+    if chunks[-1].root.pos_ == "PRON" and chunks[-1].root.morph.get("Person") == ["3"]:
+        return referent
+    return chunks[-1].text
 
 
 def _distributed(text: str, segment: Span, referent: str, inverted: list[str] | None = None) -> list[str]:

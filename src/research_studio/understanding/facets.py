@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from functools import lru_cache
+from typing import NamedTuple
 
 from lemminflect import getInflection
 from spacy.tokens import Doc, Span, Token
@@ -821,6 +822,9 @@ def research_object(unit: Span, writing: Callable[[str], bool] | None = None
     if head.pos_ in ("NOUN", "PROPN") or (head.dep_ == "ROOT" and head.pos_ != "VERB" and not subjects):
         return _subject_of(unit, writing), False
     if subjects and subjects[0].morph.get("Person") in (["1"], ["2"]):
+        wanted = _wanted(unit, head)
+        if wanted is not None:
+            return wanted, False
         goals = [c for c in head.children if c.dep_ in ("xcomp", "ccomp", "dobj")]
         if not goals:
             return None, False
@@ -848,6 +852,97 @@ def research_object(unit: Span, writing: Callable[[str], bool] | None = None
                                   for c in clause.children):  # "Ensure the review only cites X"
         return research_object(unit.doc[tokens[0].i:tokens[-1].i + 1], writing)
     return _subject_of(unit.doc[tokens[0].i:tokens[-1].i + 1], writing), False
+
+
+def _wanted(unit: Span, head: Token) -> Span | None:
+    """What a person's stated wish to know is about: the question the wish embeds ("I'd
+    like to know how long immunity lasts" → "how long immunity lasts") or the thing an
+    attitude is directed at ("I'm also curious about its history", "I'm wondering about
+    battery life", "interested in understanding its architecture" → "its architecture").
+    The wish is read through its chain of infinitives ("like to know") and adjective
+    complements ("curious about"); None when it asks for an action or a thing directly
+    ("I need to adjust X", "I need a report on X"), which the caller reads."""
+    verb = head
+    while (nxt := next((c for c in verb.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")), None)):
+        verb = nxt
+    holders = [verb, *(c for c in verb.children if c.dep_ == "acomp" and c.pos_ == "ADJ")]
+    for holder in holders:
+        for clause in (c for c in holder.children if c.dep_ in ("ccomp", "pcomp")):
+            start = min(t.i for t in clause.subtree)
+            if unit.doc[start].tag_ in WH_TAGS:  # "know how long immunity lasts"
+                return unit.doc[start:min(max(t.i for t in clause.subtree) + 1, unit.end)]
+    for holder in holders:
+        if any(c.dep_ == "dobj" for c in holder.children):
+            continue  # "planning a trip to Japan in spring": the preposition is the trip's
+        for prep in (c for c in holder.children if c.dep_ == "prep" and c.i > holder.i):
+            inner = next((c for c in prep.children if c.dep_ in ("pobj", "pcomp")), None)
+            if inner is None:
+                continue
+            if inner.dep_ == "pcomp" and inner.tag_ in (*WH_TAGS, "VBZ", "VBP", "VBD"):
+                continue  # a clause, read above
+            if inner.tag_ == "VBG":  # "interested in understanding X": X
+                objects = [c for c in inner.children if c.dep_ in ("dobj", "ccomp")]
+                if not objects:
+                    continue
+                inner = objects[0]
+            tokens = [t for t in inner.subtree if t.i < unit.end and not t.is_punct]
+            if tokens and any(t.pos_ in _NOMINAL or t.tag_ in WH_TAGS for t in tokens):
+                return unit.doc[tokens[0].i:tokens[-1].i + 1]
+    return None
+
+
+class AboutTheAsker(NamedTuple):
+    """A sentence about the person asking: the sentence with the thing it names replaced
+    by "it" (``frame``), and that thing."""
+
+    frame: str
+    thing: Span
+
+
+def about_the_asker(unit: Span) -> AboutTheAsker | None:
+    """A sentence about the person asking ("I run a small bakery", "My team is choosing
+    between A and B", "Git rebase confuses me") read as "I run it" and "a small bakery", for
+    the encoder to judge whether it asks for something or states the person's situation;
+    None for a sentence about anything else."""
+    head = unit.root
+    people = [c for c in head.children if c.dep_ in ("nsubj", "nsubjpass", "dobj", "dative")
+              and unit.start <= c.i < unit.end]
+    if not any(_first_person(p) for p in people):
+        return None
+    subject = next((c for c in people if c.dep_.startswith("nsubj")), None)
+    if subject is not None and not _first_person(subject):  # "Git rebase confuses me"
+        frame = "it " + text_of(unit.doc.text, [t for t in unit if t.i >= head.i and not t.is_punct])
+        return AboutTheAsker(frame, _phrase(subject))
+    words: list[Token] = []
+    for token in unit:
+        if token.i > head.i and _names_a_thing(token):
+            thing = token
+            while thing.dep_ in ("det", "poss", "amod", "compound", "nummod") and thing.head.i > thing.i:
+                thing = thing.head  # "a small bakery": the noun the words before it modify
+            return AboutTheAsker(text_of(unit.doc.text, words) + " it", _phrase(thing))
+        words.append(token)
+    return None
+
+
+def _phrase(token: Token) -> Span:
+    """A token with the words that hang on it."""
+    tokens = [t for t in token.subtree if not t.is_punct]
+    return token.doc[tokens[0].i:tokens[-1].i + 1]
+
+
+def _first_person(token: Token) -> bool:
+    """The person asking, alone or as the owner ("I", "we", "my team", "our website")."""
+    return token.morph.get("Person") == ["1"] or any(
+        c.dep_ == "poss" and c.morph.get("Person") == ["1"] for c in token.children)
+
+
+def _names_a_thing(token: Token) -> bool:
+    """The token opens the thing a sentence names: a noun phrase, a clause asked about
+    ("how X works", "that X is Y") or a third-person pronoun."""
+    if token.pos_ == "PRON":
+        return token.morph.get("Person") == ["3"] or token.tag_ in WH_TAGS
+    return (token.pos_ in ("DET", "NOUN", "PROPN", "NUM") or token.tag_ in WH_TAGS
+            or token.dep_ == "mark" or (token.pos_ == "ADJ" and token.dep_ != "acomp"))
 
 
 def _first_of_parallel_gerunds(tokens: list[Token]) -> bool:

@@ -12,7 +12,7 @@ from functools import cache
 
 from research_studio.understanding.exemplars import Embed, exemplar_scores
 
-__all__ = ["Embed", "asks_for_effects", "kind_scores", "writing_flags", "writing_judge"]
+__all__ = ["Embed", "asks_for_effects", "kind_scores", "situation_judge", "writing_flags", "writing_judge"]
 
 # An instruction's object reads as a piece of writing ("a research paper") rather than a
 # subject ("the price dynamics") when it is closer to the writing exemplars by this much.
@@ -22,6 +22,13 @@ __all__ = ["Embed", "asks_for_effects", "kind_scores", "writing_flags", "writing
 # by 0.09 or more and 20 of 20 subjects ("teaching methods", "public opinion", "history",
 # "research progress") by at most 0.04; "briefing note" (0.03) is missed.
 WRITING_MARGIN = 0.05
+# A sentence about the person asking states their situation, and is context rather than
+# a question to research, when it is closer to the situation exemplars by this much.
+# Taking a wish for a situation drops what was asked, while keeping a situation only adds
+# a sub-question, so near ties keep the sentence. On 20 wishes and 20 situations that are
+# not exemplars, every wish scores at most +0.01 ("I must decide it") and 15 of the 20
+# situations +0.06 or more ("I teach it"); "I am studying it" (-0.09) is kept.
+SITUATION_MARGIN = 0.05
 
 
 def kind_scores(question: str, embed: Embed) -> dict[str, float]:
@@ -46,6 +53,18 @@ def writing_flags(phrases: list[str], embed: Embed) -> list[bool]:
     One encoder batch for all of them."""
     return [scores["writing"] - scores["subject"] >= WRITING_MARGIN
             for scores in exemplar_scores(phrases, embed, "question_kinds", "object_kinds")]
+
+
+def situation_judge(embed: Embed) -> Callable[[str], bool]:
+    """Judges a sentence about the person asking, its thing replaced by "it"
+    (``facets.about_the_asker``): True when it states the person's situation ("I run it")
+    rather than asks for something ("I'd like to know it"); ``prompts/question_kinds.toml``,
+    ``[asker_statements]``."""
+    @cache
+    def is_situation(frame: str) -> bool:
+        [scores] = exemplar_scores([frame], embed, "question_kinds", "asker_statements")
+        return scores["situation"] - scores["asks"] >= SITUATION_MARGIN
+    return is_situation
 
 
 def writing_judge(embed: Embed) -> Callable[[str], bool]:
