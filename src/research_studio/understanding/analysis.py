@@ -370,10 +370,10 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
     ``referent``: what the text is about (pronouns stand for it, and a part that does not
     name it is asked about it); ``headed``: a heading names it, and every question after
     the heading is about it; ``situation`` judges a sentence about the person asking
-    (``parts.about_the_asker``): their situation ("I bought a house built in 1950") is not
-    a part of what they ask but what it is about, like a heading ("What should I check
-    for asbestos?" → "… regarding a house built in 1950"), unless the text asks nothing
-    else."""
+    (``parts.about_the_asker``): their situation ("I keep reading about microplastics") is
+    not a part of what they ask but its context, which a question that names nothing is
+    asked about ("How worried should I be?" → "… regarding microplastics"), unless the
+    text asks nothing else."""
     templates = load_data("offline_plan")["multi_faceted"]
     by_segment: list[Parts] = []
     aside: list[tuple[int, list[Facet], list[Facet]]] = []
@@ -524,12 +524,15 @@ def _asked_pieces(text: str, segment: Span, referent: str, templates: dict,
     """A question, or (``split``) one question per coordinated noun it asks about ("What
     are effective strategies, best practices, or existing projects that address X?");
     ``about_referent``: the question is about the referent even where it does not point
-    back to it ("probes - …, and what happens when one fails"); ``anchor``: what the
-    question is about instead, named unless the question shares a word with it (the
-    person's situation: "What should I check for asbestos?" about "a house built in 1950")."""
+    back to it ("probes - …, and what happens when one fails"); ``anchor``: the person's
+    situation, which a question that names nothing is about ("How worried should I be?"
+    after "I keep reading about microplastics"). A question that names its own subject
+    keeps its words: the situation's words in a search query find the situation, not the
+    answer ("How can I make git status faster?" after "I maintain a large monorepo" found
+    pages on bundles and maintenance)."""
     phrase = parts.resolve_pronouns(text, segment, referent)
     too_short = len(phrase.split()) < MIN_QUESTION_WORDS  # "What is MVCC?" in a list about X
-    if anchor:
+    if anchor and not any(t.pos_ in ("NOUN", "PROPN") for t in segment):
         phrase = _anchored(phrase.rstrip(" ?"), anchor, templates)
     elif referent and referent.lower() not in phrase.lower() and (
             parts.bridging(segment) or too_short or about_referent):
