@@ -131,6 +131,18 @@ def test_a_comparison_keeps_its_purpose_and_per_item_question(embed):
     assert texts[:2] == ["When should Django be used?", "When should Flask be used?"], texts
 
 
+@pytest.mark.parametrize(("question", "first"), [
+    ("Compare Nginx and Caddy: which one is easier to configure?", "Is Nginx easier to configure?"),
+    ("Compare Redis and Memcached: which one uses less memory?", "Does Redis use less memory?"),
+    ("Compare Flask and Django: which one will scale better?", "Will Flask scale better?"),
+])
+def test_which_one_asked_of_each_item_asks_whether_it_does(embed, question, first):
+    # "which one" asked of one item is a yes/no question, not a statement ("Redis uses less memory?")
+    _, texts = plan_of(question, embed)
+    assert_questions(texts)
+    assert texts[0] == first, texts
+
+
 def test_a_comparison_of_named_attributes_asks_for_them(embed):
     structure, texts = plan_of("Compare cats and dogs as pets in terms of cost and care", embed)
     assert structure.kind == K.COMPARISON and structure.items == ["cats", "dogs"]

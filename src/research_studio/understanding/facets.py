@@ -723,9 +723,37 @@ def per_item(text: str, span: Span) -> str:
     for token in span:
         if token.dep_.startswith("nsubj") and (token.pos_ not in ("NOUN", "PROPN") or token.is_stop):
             phrase = [t for t in token.subtree if t.i <= token.i]
+            before = span.doc[phrase[0].i - 1] if phrase[0].i > span.start else None
+            if before is not None and before.tag_ == "WDT":  # "which" the parse hung elsewhere
+                phrase.insert(0, before)
+            if any(t.tag_ in WH_TAGS for t in phrase):  # "Which one fits X?" → "Does {item} fit X?"
+                return _asked_whether(text, span, phrase[0].i, token)
             start, end = phrase[0].idx, token.idx + len(token.text)
             return (text[span.start_char:start] + "{item}" + text[end:span.end_char]).strip(" ,;:")
     return text_of(text, list(span))
+
+
+_DO = {"VBZ": "does", "VBP": "do", "VBD": "did"}
+
+
+def _asked_whether(text: str, span: Span, first: int, subject: Token) -> str:
+    """A question whose subject asks which of the items ("Which one fits X better?") asked
+    of one item, which it then names ("Does {item} fit X better?"): the auxiliary, or
+    "do" in the verb's tense, opens it; the question as it stands when its verb has
+    neither (the parse's reading is then unsure)."""
+    verb = subject.head
+    auxiliaries = [c for c in verb.children if c.dep_ in ("aux", "auxpass") and c.i > subject.i]
+    if auxiliaries:  # "Which one will scale better?" → "Will {item} scale better?"
+        opener, moved = auxiliaries[0].text, auxiliaries[0]
+    elif verb.pos_ == "AUX":  # "Which one is cheaper?" → "Is {item} cheaper?"
+        opener, moved = verb.text, verb
+    elif verb.tag_ in _DO:
+        opener, moved = _DO[verb.tag_], None
+    else:
+        return text_of(text, list(span))
+    rest = [t for t in span if t.i > subject.i and t != moved]
+    words = "".join((verb.lemma_ if t == verb and moved is None else t.text) + t.whitespace_ for t in rest)
+    return f"{opener[:1].upper()}{opener[1:]} {{item}} {words}".strip(" ,;:")
 
 
 def bridging(span: Span) -> bool:
