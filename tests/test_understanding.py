@@ -689,10 +689,43 @@ def test_a_subject_that_is_not_a_piece_of_writing_is_kept_whole(embed):
     assert any("history of Lisbon's tram network" in t for t in texts), texts
 
 
+@pytest.mark.parametrize(("brief", "asked"), [
+    ("Analyze the causes of urban flooding. Conclude with proposed policy measures or recommendations.",
+     ["proposed policy measures", "recommendations"]),
+    ("Summarize the evidence on intermittent fasting and finish with practical advice for beginners.",
+     ["practical advice for beginners"]),
+])
+def test_what_a_brief_asks_to_conclude_with_is_researched(embed, brief, asked):
+    # recommendations, guidelines and advice are what the text asks to find, not the writing
+    structure, texts = plan_of(brief, embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert_questions(texts)
+    for part in asked:
+        assert any(part in t for t in texts), texts
+
+
 def test_an_instruction_about_an_embedded_question_keeps_its_question_word(embed):
     _, texts = plan_of("Explain how tides form. Describe what the Moon adds to them.", embed)
     assert_questions(texts)
     assert any("how tides form" in t for t in texts) and any("what the Moon adds" in t for t in texts), texts
+
+
+@pytest.mark.parametrize(("brief", "question"), [
+    ("Describe how volcanoes form. Explain what happens when magma reaches the surface.",
+     "What happens when magma reaches the surface?"),
+    ("How do bees navigate? I'd also like to know what happens to a hive in winter.",
+     "What happens to a hive in winter?"),
+])
+def test_a_clause_whose_question_word_is_its_subject_is_asked_as_it_stands(embed, brief, question):
+    _, texts = plan_of(brief, embed)
+    assert question in texts, texts
+
+
+def test_a_clause_that_names_its_own_subject_is_not_asked_about_another(embed):
+    # "… how coral reefs recover regarding practical advice for reef managers" asked nothing more
+    _, texts = plan_of("Describe how coral reefs recover after bleaching. Conclude with practical "
+                       "advice for reef managers.", embed)
+    assert "What is known about how coral reefs recover after bleaching?" in texts, texts
 
 
 def test_an_introductory_phrase_stays_with_its_question(embed):

@@ -388,9 +388,14 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
         if parts.embedded_question(segment):  # "(a) how backups work" → what is known about it
             # one per action it lists ("how to write X, enable it at boot and view its logs")
             listed = [] if item else serial_questions(text, segment, referent)
+            if not listed and (question := parts.asked_as_it_stands(text, segment)):
+                asked.append(Facet(text=question, source=segment.text))  # "what happens when X"
+                continue
+            own = parts.names_its_subject(segment)  # "how coral reefs recover" needs no anchor
             for phrase in listed or [parts.resolve_pronouns(text, segment, referent)]:
+                phrase = parts.clean_phrase(phrase)
                 asked.append(Facet(text=templates["phrase_facet"].format(
-                    facet=_anchored(parts.clean_phrase(phrase), referent, templates)), source=segment.text))
+                    facet=phrase if own else _anchored(phrase, referent, templates)), source=segment.text))
             continue
         whole = item or _serial_object(segment, writing)
         for unit in [segment] if whole else parts.coordinated_units(segment):
@@ -442,6 +447,8 @@ def _unit_facets(text: str, unit: Span, item: bool, phrase: bool, writing: Calla
         return [], [Facet(text=templates["statement_facet"].format(
             facet=statement[:1].lower() + statement[1:] if target[0].pos_ != "PROPN"
             else statement), source=unit.text)]
+    if not item and (question := parts.asked_as_it_stands(text, target)):
+        return [Facet(text=question, source=unit.text)], []  # "I'd like to know what happens when X"
     members = [] if item else parts.listed_nouns(target)
     objects = [p for p in map(parts.clean_phrase, _object_pieces(
         text, target, members, referent, split=not item)) if p]
@@ -449,8 +456,9 @@ def _unit_facets(text: str, unit: Span, item: bool, phrase: bool, writing: Calla
     sibling = bool(referent) and len(objects) > 1 and any(
         referent.lower() in p.lower() for p in objects)
     key = "action_facet" if target[0].tag_ == "VB" else "phrase_facet"
+    own = sibling or parts.names_its_subject(target)  # "how coral reefs recover" needs no anchor
     return [Facet(text=templates[key].format(
-        facet=piece if sibling else _anchored(piece, referent, templates)), source=unit.text)
+        facet=piece if own else _anchored(piece, referent, templates)), source=unit.text)
         for piece in objects], []
 
 

@@ -756,6 +756,30 @@ def _asked_whether(text: str, span: Span, first: int, subject: Token) -> str:
     return f"{opener[:1].upper()}{opener[1:]} {{item}} {words}".strip(" ,;:")
 
 
+def asked_as_it_stands(text: str, span: Span) -> str:
+    """A clause asked about whose question word is its subject ("what happens in the brain
+    during sleep", "what is known about long COVID", "which plugins work best") reads as a
+    question as it stands: that question ("What happens in the brain during sleep?").
+    Empty for any other span ("how tides form" asks "How do tides form?")."""
+    first = span[0]
+    if first.tag_ not in WH_TAGS:
+        return ""
+    subject = first if first.dep_ in ("nsubj", "nsubjpass") else first.head
+    if subject.dep_ not in ("nsubj", "nsubjpass") or first not in list(subject.subtree) \
+            or subject.head.i < subject.i or not span.start <= subject.head.i < span.end:
+        return ""
+    words = text_of(text, list(span)).rstrip(" .?!;:,")
+    return words[:1].upper() + words[1:] + "?"
+
+
+def names_its_subject(span: Span) -> bool:
+    """A clause asked about that has a subject of its own besides its question word ("how
+    coral reefs recover", "why leaves are green"): it names what it is about."""
+    return span[0].tag_ in WH_TAGS and any(
+        t.dep_ in ("nsubj", "nsubjpass") and t.tag_ not in WH_TAGS and t.pos_ != "PRON"
+        and not any(w.tag_ in WH_TAGS for w in t.subtree) for t in span)
+
+
 def bridging(span: Span) -> bool:
     """The segment's noun phrase points back to the topic without naming it: a definite
     common noun with no complement of its own ("… and what are the ethical concerns?" —
