@@ -774,10 +774,19 @@ def asked_as_it_stands(text: str, span: Span) -> str:
 
 def names_its_subject(span: Span) -> bool:
     """A clause asked about that has a subject of its own besides its question word ("how
-    coral reefs recover", "why leaves are green"): it names what it is about."""
-    return span[0].tag_ in WH_TAGS and any(
-        t.dep_ in ("nsubj", "nsubjpass") and t.tag_ not in WH_TAGS and t.pos_ != "PRON"
-        and not any(w.tag_ in WH_TAGS for w in t.subtree) for t in span)
+    coral reefs recover", "why leaves are green"): it names what it is about, unless the
+    subject points back to the topic ("what the fines are": the fines of what the text is
+    about; ``bridging``)."""
+    if span[0].tag_ not in WH_TAGS:
+        return False
+    for token in span:
+        if token.dep_ not in ("nsubj", "nsubjpass") or token.tag_ in WH_TAGS or token.pos_ == "PRON":
+            continue
+        phrase = list(token.subtree)
+        own = span.doc[phrase[0].i:phrase[-1].i + 1]
+        if not any(w.tag_ in WH_TAGS for w in phrase) and not bridging(own):
+            return True
+    return False
 
 
 def bridging(span: Span) -> bool:
