@@ -292,6 +292,12 @@ def test_a_short_question_about_a_pronoun_asks_about_what_it_stands_for(embed):
     assert not any(t.endswith(" it?") for t in texts), texts
 
 
+def test_a_pronoun_that_does_not_agree_with_the_topic_stands_for_what_it_is_of(embed):
+    # "its" is not "the health benefits": it is the green tea they are of
+    _, texts = plan_of("What are the health benefits of green tea, and what is its origin?", embed)
+    assert "What is the origin of green tea?" in texts, texts
+
+
 def test_a_pronoun_subject_is_replaced_by_what_it_stands_for(embed):
     _, texts = plan_of("What does VACUUM do, why is it needed, and how does autovacuum decide "
                        "when to run?", embed)

@@ -638,10 +638,14 @@ def names(text: str, doc: Doc) -> list[str]:
 def resolve_pronouns(text: str, span: Span, referent: str) -> str:
     """The segment with third-person pronouns replaced by what they stand for: "its
     applications in healthcare" → "the applications of machine learning in healthcare",
-    "why is it needed" → "why is VACUUM needed"."""
+    "why is it needed" → "why is VACUUM needed". A pronoun that does not agree with the
+    referent in number may stand for what the referent is of ("its history" after "the
+    main uses of PostgreSQL" → "the history of PostgreSQL")."""
     if not referent:
         return text_of(text, list(span))
     number = grammatical_number(referent)
+    owner = owner_of(referent)
+    owner_number = grammatical_number(owner) if owner else []
     head = head_lemma(referent)
     # a pronoun does not stand for a phrase its own clause names ("What did it find about
     # air quality?": "it" is not air quality)
@@ -651,7 +655,10 @@ def resolve_pronouns(text: str, span: Span, referent: str) -> str:
     position = span.start_char
     for token in span:
         agrees = not number or token.morph.get("Number") in ([], number)
-        third = token.morph.get("Person") == ["3"] and agrees
+        third = token.morph.get("Person") == ["3"]
+        # a name's number is unknown (above): only a singular pronoun stands for it
+        stands_for = referent if agrees else (
+            owner if owner and token.morph.get("Number") in ([], owner_number or ["Sing"]) else "")
         if ("Dem" in token.morph.get("PronType") and token.dep_ == "det" and head and agrees
                 and token.head.lemma_.lower() == head and token.idx >= position):
             # "images of these devices" → "images of tablet-style devices"
@@ -659,17 +666,29 @@ def resolve_pronouns(text: str, span: Span, referent: str) -> str:
             position = token.head.idx + len(token.head.text)
         elif named_here and token.tag_ in ("PRP$", "PRP"):
             continue
-        elif token.tag_ == "PRP$" and third:
+        elif token.tag_ == "PRP$" and third and stands_for:
             noun = token.head
             after = max(t.idx + len(t.text) for t in _own_words(noun))
             pieces += [text[position:token.idx], "the", text[token.idx + len(token.text):after],
-                       f" of {referent}"]
+                       f" of {stands_for}"]
             position = after
-        elif token.tag_ == "PRP" and third and token.dep_ not in ("expl",) and token.idx >= position:
-            pieces += [text[position:token.idx], referent]
+        elif (token.tag_ == "PRP" and third and stands_for and token.dep_ not in ("expl",)
+              and token.idx >= position):
+            pieces += [text[position:token.idx], stands_for]
             position = token.idx + len(token.text)
     pieces.append(text[position:span.end_char])
     return "".join(pieces).strip(" ,;:")
+
+
+def owner_of(phrase: str) -> str:
+    """What a noun phrase is of ("the main uses of PostgreSQL" → "PostgreSQL"); empty when
+    its head has no "of" complement."""
+    head = _phrase_head(phrase)
+    if head is None:
+        return ""
+    of = next((c for c in head.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+    objects = [c for c in of.children if c.dep_ == "pobj"] if of is not None else []
+    return text_of(head.doc.text, list(objects[0].subtree)) if objects else ""
 
 
 @lru_cache(maxsize=256)
