@@ -278,6 +278,14 @@ def test_a_question_that_names_nothing_is_about_the_asker_s_situation(embed, que
     assert not any(t.startswith("What is known about") for t in texts), texts
 
 
+def test_a_mishap_the_asker_reports_is_the_context_of_the_procedure_asked(embed):
+    # "I accidentally deleted it" is no question of its own, and does not make the question causal
+    structure, texts = plan_of("I accidentally deleted a branch yesterday. How do I get it back?", embed)
+    assert structure.kind not in (K.CAUSAL, K.TEMPORAL, K.MULTI_FACETED)
+    assert structure.research_question == "How do I get a branch back?"
+    assert not any(t.startswith("What is known about") for t in texts), texts
+
+
 def test_a_question_that_names_its_subject_keeps_its_own_words(embed):
     # the situation's words would find pages about the situation, not the answer
     _, texts = plan_of("I maintain a large monorepo. How can I make git status faster, and "

@@ -110,13 +110,17 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         # "Write a guide on A, B, and C" is not about A: the next phrase the text means most
         referent = next((s for s in subjects if s.lower() != referent.lower()), "")
         topic = referent or topic
-    by_segment = _segment_parts(pieces, writing, referent, headed=bool(heading),
-                                situation=situation_judge(embed) if embed is not None else None) \
-        if split or not one_question else []
+    by_segment, context = _segment_parts(pieces, writing, referent, headed=bool(heading),
+                                         situation=situation_judge(embed) if embed is not None else None) \
+        if split or not one_question else ([], "")
+    research_question = _whole_question(text) if one_question else _research_question(text, by_segment)
+    if context and embed is not None:
+        # the asker's situation is no part of what they ask: "I accidentally committed a
+        # password. How do I remove it …?" asks a procedure, not for causes
+        scores = kind_scores(research_question, embed)
+        intent = _leading(scores)
     common = dict(text=text, entities=parts.names(text, doc), sentences=len(sentences),
-                  kind_scores=scores, asks_itself=asks_itself,
-                  research_question=_whole_question(text) if one_question
-                  else _research_question(text, by_segment))
+                  kind_scores=scores, asks_itself=asks_itself, research_question=research_question)
 
     if len(held) >= 2 and intent in (K.EVALUATIVE, K.COMPARISON):
         skip = {t.i for t in doc if t.dep_.startswith("nsubj")}
@@ -365,7 +369,7 @@ def _wants_object(doc: Doc, marker: int) -> bool:
 
 def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
                    referent: str, headed: bool = False,
-                   situation: Callable[[str], bool] | None = None) -> list[Parts]:
+                   situation: Callable[[str], bool] | None = None) -> tuple[list[Parts], str]:
     """Per segment, its questions and instructions, and its statements, as questions;
     ``referent``: what the text is about (pronouns stand for it, and a part that does not
     name it is asked about it); ``headed``: a heading names it, and every question after
@@ -373,7 +377,7 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
     (``parts.about_the_asker``): their situation ("I keep reading about microplastics") is
     not a part of what they ask but its context, which a question that names nothing is
     asked about ("How worried should I be?" → "… regarding microplastics"), unless the
-    text asks nothing else."""
+    text asks nothing else. With them, the situation set aside (empty when none was)."""
     templates = load_data("offline_plan")["multi_faceted"]
     by_segment: list[Parts] = []
     aside: list[tuple[int, list[Facet], list[Facet]]] = []
@@ -414,12 +418,13 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
         for index, unit_asked, unit_stated in aside:
             by_segment[index][0].extend(unit_asked)
             by_segment[index][1].extend(unit_stated)
-    elif context:  # the questions asked are about the person's situation
+        return by_segment, ""
+    if context:  # the questions asked are about the person's situation
         for index, (text, segment, item, _) in enumerate(pieces):
             if parts.asks(segment):
                 by_segment[index][0][:] = _questions(text, segment, item, referent, headed, templates,
                                                      anchor=context)
-    return by_segment
+    return by_segment, context
 
 
 def _questions(text: str, segment: Span, item: bool, referent: str, about_referent: bool,
