@@ -193,3 +193,26 @@ def test_the_bm25_index_is_kept_on_disk_in_step_with_the_knowledge_base(context,
 
     registry.delete("science")
     assert not folder.exists()
+
+
+def test_a_name_every_page_repeats_is_no_name_to_follow(registry, tmp_path):
+    # "Manual Page" heads every HTML page of a manual shipped as HTML and as text (a little
+    # under half the pages, as in Debian's git-doc): it names the collection's pages, not a
+    # thing to research
+    folder = tmp_path / "manual"
+    folder.mkdir()
+    verbs = ["fetch", "prune", "rebase", "bisect", "stash", "blame", "describe", "archive", "bundle",
+             "notes", "worktree", "sparse", "maintenance", "replace", "reflog", "clone", "commit",
+             "merge", "push", "pull"]
+    for verb in verbs:
+        body = (f"The {verb} command: its options, its output and the configuration variables "
+                f"that change how {verb} behaves.")
+        (folder / f"git-{verb}.txt").write_text(f"git-{verb}(1)\n\n{body}", encoding="utf-8")
+        if verb != "pull":
+            (folder / f"git-{verb}.html.txt").write_text(f"git-{verb}(1) Manual Page\n\n{body}",
+                                                          encoding="utf-8")
+    kb = registry.open("manual", create=True)
+    kb.ingest_paths([folder])
+    specificity = kb.specificity_scorer()
+    assert specificity("Manual Page") == 0.0
+    assert specificity("bisect") > 0.5

@@ -147,6 +147,13 @@ class KnowledgeSettings(BaseModel):
     bm25_weight: NonNegativeFloat = 1.0
     rrf_k: NonNegativeInt = 10  # chosen by benchmarks/fusion_sweep.py on both pooled QA corpora
     candidate_depth: PositiveInt = 50
+    # a name whose words nearly every chunk shares (its specificity, mean IDF over the
+    # largest, below this) is the collection's boilerplate, not a thing to research: the
+    # "Manual Page" of every HTML page of the Git manual scores 0.02, while the commonest
+    # real names score 0.17 and more ("American", "United States" in the QA collections;
+    # "Git", "HEAD" in the Git manual). No top-3 linked name of the 300 QA questions
+    # scores under 0.10.
+    min_name_specificity: Fraction = 0.05
     # HNSW search breadth: exact and the same in every process for collections of a few
     # thousand chunks (Chroma's default of 100 is neither), at well under a millisecond
     search_ef: int = Field(default=500, ge=10, le=MAX_INT64)

@@ -254,10 +254,17 @@ class KnowledgeBase:
 
     @store_faults
     def specificity_scorer(self) -> Callable[[str], float]:
-        """Rarity of a phrase's words in this knowledge base (0..1), for ranking hops. The
-        index is looked up once here, not per phrase: each lookup asks the store whether
-        it changed."""
-        return self._lexical_index().specificity
+        """Rarity of a phrase's words in this knowledge base (0..1), for ranking hops; 0
+        for the collection's boilerplate (``KnowledgeSettings.min_name_specificity``).
+        The index is looked up once here, not per phrase: each lookup asks the store
+        whether it changed."""
+        rarity = self._lexical_index().specificity
+        floor = self.settings.min_name_specificity
+
+        def specificity(phrase: str) -> float:
+            value = rarity(phrase)
+            return value if value >= floor else 0.0
+        return specificity
 
     @store_faults
     def get_chunks(self, chunk_ids: list[str]) -> list[SearchHit]:
