@@ -371,6 +371,15 @@ def test_a_question_about_causes_still_asks_for_them(embed):
     assert "What are the causes of tooth decay?" in texts
 
 
+@pytest.mark.parametrize(("question", "topic"), [
+    ("What is a load balancer for?", "a load balancer"),
+    ("What is the reflog for?", "the reflog"),
+])
+def test_a_preposition_left_at_the_end_completes_nothing(embed, question, topic):
+    # "What is X for?": the stranded "for" is no part of the subject the templates name
+    assert understand(question, embed).topic == topic
+
+
 def test_a_template_names_its_subject_with_its_article(embed):
     structure, texts = plan_of("How did the steam engine change British industry?", embed)
     assert structure.kind == K.TEMPORAL

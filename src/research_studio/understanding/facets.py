@@ -620,7 +620,9 @@ def noun_phrase(text: str, chunk: Span, keep_article: bool = False) -> str:
         tokens.append(doc[following])
         following += 1
     for child in chunk.root.rights:
-        if child.dep_ == "prep" and child.i == following:
+        # a preposition with no object of its own is stranded ("What is the staging area
+        # for?"): it completes nothing
+        if child.dep_ == "prep" and child.i == following and any(True for _ in child.children):
             tokens += list(child.subtree)
             break
     phrase = text_of(text, tokens)
