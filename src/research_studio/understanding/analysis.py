@@ -18,6 +18,7 @@ from research_studio.knowledge.lexical import tokenize
 from research_studio.prompts import load_data
 from research_studio.understanding import facets as parts
 from research_studio.understanding.answer_type import asks_for_a_thing
+from research_studio.understanding.asker import about_the_asker
 from research_studio.understanding.chains import chain, relative_openers
 from research_studio.understanding.claim import asks_yes_or_no, complement_claim, yes_no_claim
 from research_studio.understanding.dimensions import ComparedOn, attribute_lists, compared_on
@@ -374,7 +375,7 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
     ``referent``: what the text is about (pronouns stand for it, and a part that does not
     name it is asked about it); ``headed``: a heading names it, and every question after
     the heading is about it; ``situation`` judges a sentence about the person asking
-    (``parts.about_the_asker``): their situation ("I keep reading about microplastics") is
+    (``asker.about_the_asker``): their situation ("I keep reading about microplastics") is
     not a part of what they ask but its context, which a question that names nothing is
     asked about ("How worried should I be?" → "… regarding microplastics"), unless the
     text asks nothing else. With them, the situation set aside (empty when none was)."""
@@ -407,7 +408,7 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
                 continue
             unit_asked, unit_stated = _unit_facets(text, unit, item, phrase, writing, referent, templates)
             judged = situation is not None and (unit_asked or unit_stated)
-            asker = parts.about_the_asker(unit) if judged else None
+            asker = about_the_asker(unit) if judged else None
             if asker is not None and situation(asker.frame):
                 aside.append((len(by_segment) - 1, unit_asked, unit_stated))
                 context = context or parts.clean_phrase(parts.text_of(text, list(asker.thing)))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from functools import lru_cache
-from typing import NamedTuple
 
 from lemminflect import getInflection
 from spacy.tokens import Doc, Span, Token
@@ -622,7 +621,7 @@ def noun_phrase(text: str, chunk: Span, keep_article: bool = False) -> str:
     for child in chunk.root.rights:
         # a preposition with no object of its own is stranded ("What is the staging area
         # for?"): it completes nothing
-        if child.dep_ == "prep" and child.i == following and any(True for _ in child.children):
+        if child.dep_ == "prep" and child.i == following and child.n_rights:
             tokens += list(child.subtree)
             break
     phrase = text_of(text, tokens)
@@ -748,7 +747,7 @@ def per_item(text: str, span: Span) -> str:
             if before is not None and before.tag_ == "WDT":  # "which" the parse hung elsewhere
                 phrase.insert(0, before)
             if any(t.tag_ in WH_TAGS for t in phrase):  # "Which one fits X?" → "Does {item} fit X?"
-                return _asked_whether(text, span, phrase[0].i, token)
+                return _asked_whether(text, span, token)
             start, end = phrase[0].idx, token.idx + len(token.text)
             return (text[span.start_char:start] + "{item}" + text[end:span.end_char]).strip(" ,;:")
     return text_of(text, list(span))
@@ -757,7 +756,7 @@ def per_item(text: str, span: Span) -> str:
 _DO = {"VBZ": "does", "VBP": "do", "VBD": "did"}
 
 
-def _asked_whether(text: str, span: Span, first: int, subject: Token) -> str:
+def _asked_whether(text: str, span: Span, subject: Token) -> str:
     """A question whose subject asks which of the items ("Which one fits X better?") asked
     of one item, which it then names ("Does {item} fit X better?"): the auxiliary, or
     "do" in the verb's tense, opens it; the question as it stands when its verb has
@@ -971,60 +970,6 @@ def _wanted(unit: Span, head: Token) -> Span | None:
             if tokens and any(t.pos_ in _NOMINAL or t.tag_ in WH_TAGS for t in tokens):
                 return unit.doc[tokens[0].i:tokens[-1].i + 1]
     return None
-
-
-class AboutTheAsker(NamedTuple):
-    """A sentence about the person asking: the sentence with the thing it names replaced
-    by "it" (``frame``), and that thing."""
-
-    frame: str
-    thing: Span
-
-
-def about_the_asker(unit: Span) -> AboutTheAsker | None:
-    """A sentence about the person asking ("I run a small bakery", "My team is choosing
-    between A and B", "Git rebase confuses me") read as "I run it" and "a small bakery", for
-    the encoder to judge whether it asks for something or states the person's situation;
-    None for a sentence about anything else."""
-    head = unit.root
-    people = [c for c in head.children if c.dep_ in ("nsubj", "nsubjpass", "dobj", "dative")
-              and unit.start <= c.i < unit.end]
-    if not any(_first_person(p) for p in people):
-        return None
-    subject = next((c for c in people if c.dep_.startswith("nsubj")), None)
-    if subject is not None and not _first_person(subject):  # "Git rebase confuses me"
-        frame = "it " + text_of(unit.doc.text, [t for t in unit if t.i >= head.i and not t.is_punct])
-        return AboutTheAsker(frame, _phrase(subject))
-    words: list[Token] = []
-    for token in unit:
-        if token.i > head.i and _names_a_thing(token):
-            thing = token
-            while thing.dep_ in ("det", "poss", "amod", "compound", "nummod") and thing.head.i > thing.i:
-                thing = thing.head  # "a small bakery": the noun the words before it modify
-            return AboutTheAsker(text_of(unit.doc.text, words) + " it", _phrase(thing))
-        words.append(token)
-    return None
-
-
-def _phrase(token: Token) -> Span:
-    """A token with the words that hang on it."""
-    tokens = [t for t in token.subtree if not t.is_punct]
-    return token.doc[tokens[0].i:tokens[-1].i + 1]
-
-
-def _first_person(token: Token) -> bool:
-    """The person asking, alone or as the owner ("I", "we", "my team", "our website")."""
-    return token.morph.get("Person") == ["1"] or any(
-        c.dep_ == "poss" and c.morph.get("Person") == ["1"] for c in token.children)
-
-
-def _names_a_thing(token: Token) -> bool:
-    """The token opens the thing a sentence names: a noun phrase, a clause asked about
-    ("how X works", "that X is Y") or a third-person pronoun."""
-    if token.pos_ == "PRON":
-        return token.morph.get("Person") == ["3"] or token.tag_ in WH_TAGS
-    return (token.pos_ in ("DET", "NOUN", "PROPN", "NUM") or token.tag_ in WH_TAGS
-            or token.dep_ == "mark" or (token.pos_ == "ADJ" and token.dep_ != "acomp"))
 
 
 def _first_of_parallel_gerunds(tokens: list[Token]) -> bool:

@@ -60,7 +60,7 @@ def writing_flags(phrases: list[str], embed: Embed) -> list[bool]:
 
 def situation_judge(embed: Embed) -> Callable[[str], bool]:
     """Judges a sentence about the person asking, its thing replaced by "it"
-    (``facets.about_the_asker``): True when it states the person's situation ("I run it")
+    (``asker.about_the_asker``): True when it states the person's situation ("I run it")
     rather than asks for something ("I'd like to know it"); ``prompts/question_kinds.toml``,
     ``[asker_statements]``."""
     @cache

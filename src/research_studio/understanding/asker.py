@@ -1,0 +1,67 @@
+"""A sentence about the person asking ("I run a small bakery", "Git rebase confuses me"),
+read as a frame for the sentence encoder ("I run it") and the thing it names: whether it
+asks for something or states the person's situation is the encoder's judgement
+(``kinds.situation_judge``), which needs the frame without the thing's own words.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from spacy.tokens import Span, Token
+
+from research_studio.understanding.facets import WH_TAGS, text_of
+
+
+class AboutTheAsker(NamedTuple):
+    """A sentence about the person asking: the sentence with the thing it names replaced
+    by "it" (``frame``), and that thing."""
+
+    frame: str
+    thing: Span
+
+
+def about_the_asker(unit: Span) -> AboutTheAsker | None:
+    """A sentence about the person asking ("I run a small bakery", "My team is choosing
+    between A and B", "Git rebase confuses me") read as "I run it" and "a small bakery", for
+    the encoder to judge whether it asks for something or states the person's situation;
+    None for a sentence about anything else."""
+    head = unit.root
+    people = [c for c in head.children if c.dep_ in ("nsubj", "nsubjpass", "dobj", "dative")
+              and unit.start <= c.i < unit.end]
+    if not any(_first_person(p) for p in people):
+        return None
+    subject = next((c for c in people if c.dep_.startswith("nsubj")), None)
+    if subject is not None and not _first_person(subject):  # "Git rebase confuses me"
+        frame = "it " + text_of(unit.doc.text, [t for t in unit if t.i >= head.i and not t.is_punct])
+        return AboutTheAsker(frame, _phrase(subject))
+    words: list[Token] = []
+    for token in unit:
+        if token.i > head.i and _names_a_thing(token):
+            thing = token
+            while thing.dep_ in ("det", "poss", "amod", "compound", "nummod") and thing.head.i > thing.i:
+                thing = thing.head  # "a small bakery": the noun the words before it modify
+            return AboutTheAsker(text_of(unit.doc.text, words) + " it", _phrase(thing))
+        words.append(token)
+    return None
+
+
+def _phrase(token: Token) -> Span:
+    """A token with the words that hang on it."""
+    tokens = [t for t in token.subtree if not t.is_punct]
+    return token.doc[tokens[0].i:tokens[-1].i + 1]
+
+
+def _first_person(token: Token) -> bool:
+    """The person asking, alone or as the owner ("I", "we", "my team", "our website")."""
+    return token.morph.get("Person") == ["1"] or any(
+        c.dep_ == "poss" and c.morph.get("Person") == ["1"] for c in token.children)
+
+
+def _names_a_thing(token: Token) -> bool:
+    """The token opens the thing a sentence names: a noun phrase, a clause asked about
+    ("how X works", "that X is Y") or a third-person pronoun."""
+    if token.pos_ == "PRON":
+        return token.morph.get("Person") == ["3"] or token.tag_ in WH_TAGS
+    return (token.pos_ in ("DET", "NOUN", "PROPN", "NUM") or token.tag_ in WH_TAGS
+            or token.dep_ == "mark" or (token.pos_ == "ADJ" and token.dep_ != "acomp"))
