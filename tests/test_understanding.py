@@ -727,6 +727,13 @@ def test_what_a_brief_asks_to_conclude_with_is_researched(embed, brief, asked):
         assert any(part in t for t in texts), texts
 
 
+def test_what_a_brief_asks_for_last_is_not_what_the_rest_is_about(embed):
+    # "… regarding practical guidelines" asked nothing more of the costs
+    _, texts = plan_of("Examine the costs of blackouts in hospitals and conclude with practical "
+                       "guidelines.", embed)
+    assert "What is known about the costs of blackouts in hospitals?" in texts, texts
+
+
 def test_an_instruction_about_an_embedded_question_keeps_its_question_word(embed):
     _, texts = plan_of("Explain how tides form. Describe what the Moon adds to them.", embed)
     assert_questions(texts)

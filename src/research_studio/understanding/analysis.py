@@ -107,7 +107,8 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     pieces = _pieces(text, segments, items)
     # a list's parts are asked about the subject its lead-in names, or about nothing
     referent = topic if subject or not items else ""
-    if subject and referent and _one_of_the_parts(referent, pieces, writing):
+    if subject and referent and (_one_of_the_parts(referent, pieces, writing)
+                                 or _asked_for_last(referent, pieces, writing)):
         # "Write a guide on A, B, and C" is not about A: the next phrase the text means most
         referent = next((s for s in subjects if s.lower() != referent.lower()), "")
         topic = referent or topic
@@ -483,6 +484,25 @@ def _one_of_the_parts(referent: str, pieces: list[_Piece], writing: Callable[[st
         if len(members) >= 2 and any(_without_article(m).lower() == referent.lower() for m in members):
             return True
     return False
+
+
+def _asked_for_last(referent: str, pieces: list[_Piece], writing: Callable[[str], bool] | None) -> bool:
+    """The phrase the text means most is the whole object of an instruction after the
+    first part ("Assess the risks of deepfakes in elections and conclude with regulatory
+    guidelines"): what the text asks for at its end, not what the rest is about."""
+    asked: list[set[str]] = []  # per part, in order: the ways an instruction's object is written
+    for piece in pieces:
+        if piece.item or parts.asks(piece.segment):
+            asked.append(set())
+            continue
+        for unit in parts.coordinated_units(piece.segment):
+            target, stated = parts.research_object(unit, writing)
+            root = unit.root
+            imperative = root.tag_ == "VB" and not any(c.dep_.startswith("nsubj") for c in root.children)
+            asked.append({target.text.lower(), _without_article(target).lower()}
+                         if target is not None and not stated and imperative else set())
+    wanted = referent.lower()
+    return len(asked) >= 2 and wanted not in asked[0] and any(wanted in later for later in asked[1:])
 
 
 def _without_article(span: Span) -> str:
