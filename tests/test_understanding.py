@@ -732,6 +732,8 @@ def test_what_a_brief_asks_for_last_is_not_what_the_rest_is_about(embed):
     _, texts = plan_of("Examine the costs of blackouts in hospitals and conclude with practical "
                        "guidelines.", embed)
     assert "What is known about the costs of blackouts in hospitals?" in texts, texts
+    # and what it asks for last is asked about what it opens with
+    assert any("practical guidelines" in t and "blackouts in hospitals" in t for t in texts), texts
 
 
 def test_an_instruction_about_an_embedded_question_keeps_its_question_word(embed):

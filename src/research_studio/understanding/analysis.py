@@ -107,8 +107,10 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     pieces = _pieces(text, segments, items)
     # a list's parts are asked about the subject its lead-in names, or about nothing
     referent = topic if subject or not items else ""
-    if subject and referent and (_one_of_the_parts(referent, pieces, writing)
-                                 or _asked_for_last(referent, pieces, writing)):
+    opening = _opening_subject(referent, pieces, writing) if subject and referent else None
+    if opening is not None:  # "Assess X and conclude with Y" is about X, which it opens with
+        referent = topic = opening
+    elif subject and referent and _one_of_the_parts(referent, pieces, writing):
         # "Write a guide on A, B, and C" is not about A: the next phrase the text means most
         referent = next((s for s in subjects if s.lower() != referent.lower()), "")
         topic = referent or topic
@@ -486,23 +488,31 @@ def _one_of_the_parts(referent: str, pieces: list[_Piece], writing: Callable[[st
     return False
 
 
-def _asked_for_last(referent: str, pieces: list[_Piece], writing: Callable[[str], bool] | None) -> bool:
-    """The phrase the text means most is the whole object of an instruction after the
-    first part ("Assess the risks of deepfakes in elections and conclude with regulatory
-    guidelines"): what the text asks for at its end, not what the rest is about."""
-    asked: list[set[str]] = []  # per part, in order: the ways an instruction's object is written
+def _opening_subject(referent: str, pieces: list[_Piece],
+                     writing: Callable[[str], bool] | None) -> str | None:
+    """What the text opens with asking, when the phrase it means most is the whole object
+    of a later instruction ("Assess the risks of deepfakes in elections and conclude with
+    regulatory guidelines": what it asks for at its end is not what the rest is about):
+    the first instruction's object, or the empty string when that is no noun phrase (the
+    referent is then none). None when the referent is not asked for last."""
+    asked: list[Span | None] = []  # per part, in order: an instruction's object
     for piece in pieces:
         if piece.item or parts.asks(piece.segment):
-            asked.append(set())
+            asked.append(None)
             continue
         for unit in parts.coordinated_units(piece.segment):
             target, stated = parts.research_object(unit, writing)
             root = unit.root
             imperative = root.tag_ == "VB" and not any(c.dep_.startswith("nsubj") for c in root.children)
-            asked.append({target.text.lower(), _without_article(target).lower()}
-                         if target is not None and not stated and imperative else set())
+            asked.append(target if target is not None and not stated and imperative else None)
     wanted = referent.lower()
-    return len(asked) >= 2 and wanted not in asked[0] and any(wanted in later for later in asked[1:])
+
+    def names(target: Span | None) -> bool:
+        return target is not None and wanted in (target.text.lower(), _without_article(target).lower())
+    if len(asked) < 2 or names(asked[0]) or not any(names(t) for t in asked[1:]):
+        return None
+    first = asked[0]
+    return first.text if first is not None and first.root.pos_ in ("NOUN", "PROPN") else ""
 
 
 def _without_article(span: Span) -> str:
