@@ -384,6 +384,7 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
     text asks nothing else. With them, the situation set aside (empty when none was)."""
     templates = load_data("offline_plan")["multi_faceted"]
     by_segment: list[Parts] = []
+    asking: list[int] = []  # read last, once the situation (if any) is known
     aside: list[tuple[int, list[Facet], list[Facet]]] = []
     context = ""
     for text, segment, item, phrase in pieces:
@@ -391,7 +392,7 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
         statements: list[Facet] = []
         by_segment.append((asked, statements))
         if parts.asks(segment):
-            asked += _questions(text, segment, item, referent, headed, templates)
+            asking.append(len(by_segment) - 1)
             continue
         if parts.embedded_question(segment):  # "(a) how backups work" → what is known about it
             # one per action it lists ("how to write X, enable it at boot and view its logs")
@@ -418,25 +419,18 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
                 continue
             asked += unit_asked
             statements += unit_stated
-    if not any(asked or stated for asked, stated in by_segment):
+    if not asking and not any(asked or stated for asked, stated in by_segment):
         for index, unit_asked, unit_stated in aside:
             by_segment[index][0].extend(unit_asked)
             by_segment[index][1].extend(unit_stated)
-        return by_segment, ""
-    if context:  # the questions asked are about the person's situation
-        for index, (text, segment, item, _) in enumerate(pieces):
-            if parts.asks(segment):
-                by_segment[index][0][:] = _questions(text, segment, item, referent, headed, templates,
-                                                     anchor=context)
-    return by_segment, context
-
-
-def _questions(text: str, segment: Span, item: bool, referent: str, about_referent: bool,
-               templates: dict, anchor: str = "") -> list[Facet]:
-    """A segment that asks, as its questions (``_asked_pieces``)."""
-    return [Facet(text=_as_question(q), source=segment.text)
+        context = ""
+    for index in asking:  # a question that names nothing is about the person's situation
+        text, segment, item, _ = pieces[index]
+        by_segment[index][0].extend(
+            Facet(text=_as_question(q), source=segment.text)
             for q in _asked_pieces(text, segment, referent, templates, split=not item,
-                                   about_referent=about_referent, anchor=anchor)]
+                                   about_referent=headed, anchor=context))
+    return by_segment, context
 
 
 def _unit_facets(text: str, unit: Span, item: bool, phrase: bool, writing: Callable[[str], bool] | None,

@@ -753,9 +753,6 @@ def per_item(text: str, span: Span) -> str:
     return text_of(text, list(span))
 
 
-_DO = {"VBZ": "does", "VBP": "do", "VBD": "did"}
-
-
 def _asked_whether(text: str, span: Span, subject: Token) -> str:
     """A question whose subject asks which of the items ("Which one fits X better?") asked
     of one item, which it then names ("Does {item} fit X better?"): the auxiliary, or
@@ -767,8 +764,8 @@ def _asked_whether(text: str, span: Span, subject: Token) -> str:
         opener, moved = auxiliaries[0].text, auxiliaries[0]
     elif verb.pos_ == "AUX":  # "Which one is cheaper?" → "Is {item} cheaper?"
         opener, moved = verb.text, verb
-    elif verb.tag_ in _DO:
-        opener, moved = _DO[verb.tag_], None
+    elif verb.tag_ in ("VBZ", "VBP", "VBD") and (forms := getInflection("do", tag=verb.tag_)):
+        opener, moved = forms[0], None  # "do" in the verb's tense: "does", "do", "did"
     else:
         return text_of(text, list(span))
     rest = [t for t in span if t.i > subject.i and t != moved]
@@ -956,7 +953,7 @@ def _wanted(unit: Span, head: Token) -> Span | None:
         if any(c.dep_ == "dobj" for c in holder.children):
             continue  # "planning a trip to Japan in spring": the preposition is the trip's
         for prep in (c for c in holder.children if c.dep_ == "prep" and c.i > holder.i):
-            inner = next((c for c in prep.children if c.dep_ in ("pobj", "pcomp")), None)
+            inner = next((c for c in prep.children if c.dep_ in PREPOSITION_OBJECTS), None)
             if inner is None:
                 continue
             if inner.dep_ == "pcomp" and inner.tag_ in (*WH_TAGS, "VBZ", "VBP", "VBD"):
