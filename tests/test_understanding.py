@@ -143,6 +143,33 @@ def test_which_one_asked_of_each_item_asks_whether_it_does(embed, question, firs
     assert texts[0] == first, texts
 
 
+@pytest.mark.parametrize(("question", "first"), [
+    # the word standing for the items is the object; the asker ("I") is no item
+    ("What is the difference between VACUUM and VACUUM FULL, and when should I run each?",
+     "When should I run VACUUM?"),
+    # a question word in the object's place: the item takes the object's place
+    ("Compare Terraform and Pulumi: which one should I choose for a small team?",
+     "Should I choose Terraform for a small team?"),
+    # the per-item question in a sentence of its own after the instruction to compare
+    ("Compare Postgres and MySQL. When should I use each?", "When should I use Postgres?"),
+    ("Compare Vim and Emacs. Which one should I learn?", "Should I learn Vim?"),
+])
+def test_a_question_about_each_item_in_an_object_place_is_asked_of_each(embed, question, first):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and len(structure.items) == 2
+    assert_questions(texts)
+    assert texts[0] == first, texts
+
+
+def test_clauses_coordinated_in_an_instruction_are_facets_not_compared_things(embed):
+    # "how MVCC works and what … PostgreSQL offers": two questions, each with its subject
+    structure, texts = plan_of(
+        "Explain how MVCC works and what transaction isolation levels PostgreSQL offers.", embed)
+    assert structure.kind == K.MULTI_FACETED and not structure.items
+    assert_questions(texts)
+    assert len(texts) == 2 and "PostgreSQL offer" in texts[1], texts
+
+
 def test_a_comparison_of_named_attributes_asks_for_them(embed):
     structure, texts = plan_of("Compare cats and dogs as pets in terms of cost and care", embed)
     assert structure.kind == K.COMPARISON and structure.items == ["cats", "dogs"]
@@ -1601,3 +1628,14 @@ def test_a_colon_list_of_aspects_is_read_to_the_end_of_its_sentence(embed):
 def test_a_noun_is_plural_when_written_as_its_plural(text, word, expected):
     [token] = [t for t in parse(text) if t.text == word]
     assert plural(token) is expected
+
+
+@pytest.mark.parametrize(("text", "name", "tag"), [
+    # tagged a plural, yet nothing to strip: a name ("PostgreSQL" is the clause's subject)
+    ("Explain what isolation levels PostgreSQL offers.", "PostgreSQL", "NNP"),
+    # a plural written with a capital is still a plural
+    ("How do GPUs work?", "GPUs", "NNS"),
+])
+def test_a_name_the_tagger_reads_as_a_plural_is_read_as_a_name(text, name, tag):
+    [token] = [t for t in parse(text) if t.text == name]
+    assert token.tag_ == tag

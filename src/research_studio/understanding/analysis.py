@@ -147,7 +147,8 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
             else _aspect_facets(text, group, owned)
         if len(aspects) >= 2:
             return QuestionStructure(kind=K.MULTI_FACETED, facets=aspects, topic=owned, **common)
-    if len(group) >= 2 and _compared(group, intent) and not (brief and len(facets) >= 2):
+    if len(group) >= 2 and _compared(group, intent) \
+            and not (brief and len(facets) >= 2 and not _asks_of_each(text, segments, group)):
         return _comparison(text, doc, group, segments, common, embed)
     pair = parts.contrasted_pair(doc, opening_only=intent == K.EVALUATIVE) \
         if len(group) < 2 and intent in (K.COMPARISON, K.EVALUATIVE) and not brief else []
@@ -242,6 +243,15 @@ def _compared(group: list, intent: str | None) -> bool:
         return not (all(m.pos_ == "NOUN" for m in group) and _owner_complement(group))
     return intent == K.EVALUATIVE and not any(c.dep_ == "prep" for m in group for c in m.children) \
         and not any(t.dep_ in ("relcl", "acl") for t in group[0].ancestors)  # "who served as A and B"
+
+
+def _asks_of_each(text: str, segments: list[Span], group: list) -> bool:
+    """Every segment that asks, besides the one that names the group, asks the same of
+    each member ("Compare Vim and Emacs. Which one should I learn?"): a brief that
+    compares, not one of several questions."""
+    grouped = {t.i for m in group for t in m.subtree}
+    asking = [s for s in segments if parts.asks(s) and not {t.i for t in s} & grouped]
+    return bool(asking) and all("{item}" in parts.per_item(text, s) for s in asking)
 
 
 def _owner_complement(group: list) -> bool:

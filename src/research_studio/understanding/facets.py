@@ -131,7 +131,9 @@ def coordinated_groups(doc: Doc) -> list[list[Token]]:
         if token.i in seen or (token.pos_ not in _NOMINAL and token.dep_ not in ("dobj", "pobj", "nsubj")):
             continue
         members = conjuncts_in_order(token)
-        if len(members) >= 2:
+        # a member with a subject of its own is a clause ("how MVCC works"), not a thing
+        if len(members) >= 2 and not any(c.dep_.startswith("nsubj") and c.pos_ in (*_NOMINAL, "PRON")
+                                         for m in members for c in m.children):
             seen.update(t.i for t in members)
             groups.append(members)
     return groups
@@ -736,21 +738,54 @@ def asked_reason(text: str, doc: Doc) -> str:
 
 
 def per_item(text: str, span: Span) -> str:
-    """A question asked of every compared item, with ``{item}`` where its subject stands
-    for them ("what is each one good for" → "what is {item} good for", also when the
-    parser reads "one" as a noun: it is a function word). A subject that is a content noun
-    of its own stays."""
-    for token in span:
-        if token.dep_.startswith("nsubj") and (token.pos_ not in ("NOUN", "PROPN") or token.is_stop):
-            phrase = [t for t in token.subtree if t.i <= token.i]
-            before = span.doc[phrase[0].i - 1] if phrase[0].i > span.start else None
-            if before is not None and before.tag_ == "WDT":  # "which" the parse hung elsewhere
-                phrase.insert(0, before)
-            if any(t.tag_ in WH_TAGS for t in phrase):  # "Which one fits X?" → "Does {item} fit X?"
-                return _asked_whether(text, span, token)
-            start, end = phrase[0].idx, token.idx + len(token.text)
-            return (text[span.start_char:start] + "{item}" + text[end:span.end_char]).strip(" ,;:")
-    return text_of(text, list(span))
+    """A question asked of every compared item, with ``{item}`` where the word that stands
+    for them is ("what is each one good for" → "what is {item} good for", also when the
+    parser reads "one" as a noun: it is a function word; "when should I run each" → "when
+    should I run {item}"). That word is a subject or an object and no content noun; the
+    asker and the one asked (a pronoun in the first or second person: "I", "we", "you")
+    never stand for the items. Without such a word the question is asked as it stands."""
+    standing = sorted((t for t in span if t.dep_ in ITEM_ROLES and _stands_for_items(t)),
+                      key=lambda t: not t.dep_.startswith("nsubj"))  # a subject first
+    if not standing:
+        return text_of(text, list(span))
+    token = standing[0]
+    phrase = [t for t in token.subtree if t.i <= token.i]
+    before = span.doc[phrase[0].i - 1] if phrase[0].i > span.start else None
+    if before is not None and before.tag_ == "WDT":  # "which" the parse hung elsewhere
+        phrase.insert(0, before)
+    if any(t.tag_ in WH_TAGS for t in phrase):
+        if token.dep_.startswith("nsubj"):  # "Which one fits X?" → "Does {item} fit X?"
+            return _asked_whether(text, span, token)
+        return _asked_of_the_object(text, span, phrase)
+    start, end = phrase[0].idx, token.idx + len(token.text)
+    return (text[span.start_char:start] + "{item}" + text[end:span.end_char]).strip(" ,;:")
+
+
+ITEM_ROLES = ("nsubj", "nsubjpass", "dobj", "pobj")  # where a word standing for the items is
+
+
+def _stands_for_items(token: Token) -> bool:
+    """A function word in a subject's or an object's place ("each", "which one", "either
+    of them"), not the asker nor the one asked (the parser's Person feature 1 or 2) nor a
+    single thing of the third person ("it": not the items)."""
+    if (token.pos_ in ("NOUN", "PROPN") and not token.is_stop) or token.head.dep_ == "relcl":
+        return False  # a content noun, or a relative pronoun ("the organization that killed …")
+    person, number = token.morph.get("Person"), token.morph.get("Number")
+    return not (set(person) & {"1", "2"} or (person == ["3"] and number == ["Sing"]))
+
+
+def _asked_of_the_object(text: str, span: Span, phrase: list[Token]) -> str:
+    """A question whose object asks which of the items ("Which one should I choose for
+    X?") asked of one item, which takes the object's place after the word it depends on
+    ("Should I choose {item} for X?"); the question as it stands unless an auxiliary opens
+    what remains (the parse's reading is then unsure)."""
+    taken = {t.i for t in phrase}
+    rest = [t for t in span if t.i not in taken]
+    if not rest or rest[0].pos_ != "AUX":
+        return text_of(text, list(span))
+    after = phrase[-1].head  # the verb or preposition the object depends on
+    words = "".join(t.text + (" {item}" if t == after else "") + t.whitespace_ for t in rest)
+    return (words[:1].upper() + words[1:]).strip(" ,;:")
 
 
 def _asked_whether(text: str, span: Span, subject: Token) -> str:

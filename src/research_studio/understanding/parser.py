@@ -171,8 +171,9 @@ def opens_a_line(token: Token) -> bool:
 def _misread_names(doc: Doc) -> list[int]:
     """Words written as names inside a sentence (a capital, not its first word, nor the
     first of a line or after a label's colon) that the tagger reads as a verb, an adverb,
-    a pronoun or a determiner: "Go" of "Compare Rust and Go", "PostgreSQL" of "How does
-    PostgreSQL differ from MySQL?", "MongoDB" of "How does MongoDB differ from Cassandra?".
+    a pronoun or a determiner, or as a plural it is not: "Go" of "Compare Rust and Go",
+    "PostgreSQL" of "How does PostgreSQL differ from MySQL?", "MongoDB" of "How does
+    MongoDB differ from Cassandra?".
     Not a word next to another capitalised word: it is part of a title, whose verbs are
     verbs ("Here Comes the Boom", "Now You See Him"), or of a text written in title case;
     "I" is written so wherever it stands."""
@@ -183,7 +184,14 @@ def _misread_names(doc: Doc) -> list[int]:
     return [t.i for sentence in doc.sents for t in sentence
             if t.i > sentence.start and _capitalised(t) and t.text != "I"
             and not opens_a_line(t) and doc[t.i - 1].text != ":"
-            and t.pos_ in _NOT_NAMES and stands_alone(t)]
+            and (t.pos_ in _NOT_NAMES or _plural_in_tag_only(t)) and stands_alone(t)]
+
+
+def _plural_in_tag_only(token: Token) -> bool:
+    """Tagged a plural common noun, yet the lemmatizer finds no plural ending to strip
+    (it leaves the word as written, as it does a name): "PostgreSQL" of "what isolation
+    levels PostgreSQL offers", not "GPUs" (lemma "gpu")."""
+    return token.tag_ == "NNS" and token.lemma_ == token.text
 
 
 def _with_names_read_as_names(nlp: Language, doc: Doc, names: Sequence[int]) -> Doc:
