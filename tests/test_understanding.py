@@ -161,6 +161,20 @@ def test_a_question_about_each_item_in_an_object_place_is_asked_of_each(embed, q
     assert texts[0] == first, texts
 
 
+@pytest.mark.parametrize(("question", "second"), [
+    ("How do index scans work, and are they always faster?", "Are index scans always faster?"),
+    ("What are the side effects of ibuprofen, and is it safe during pregnancy?",
+     "Is ibuprofen safe during pregnancy?"),
+    # a gerund subject the tagger reads as the verb ("caching" the root, "work" its object)
+    ("How does caching work and does it help with latency?", "Does caching help with latency?"),
+])
+def test_a_yes_no_question_coordinated_after_another_is_asked_on_its_own(embed, question, second):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert_questions(texts)
+    assert len(texts) == 2 and texts[1] == second, texts
+
+
 def test_clauses_coordinated_in_an_instruction_are_facets_not_compared_things(embed):
     # "how MVCC works and what … PostgreSQL offers": two questions, each with its subject
     structure, texts = plan_of(
@@ -1628,6 +1642,13 @@ def test_a_colon_list_of_aspects_is_read_to_the_end_of_its_sentence(embed):
 def test_a_noun_is_plural_when_written_as_its_plural(text, word, expected):
     [token] = [t for t in parse(text) if t.text == word]
     assert plural(token) is expected
+
+
+def test_a_gerund_subject_supported_by_do_is_no_verb():
+    # "do" never supports a participle: "caching" is the subject, "work" the verb
+    doc = parse("How does caching work?")
+    caching = next(t for t in doc if t.text == "caching")
+    assert caching.dep_ == "nsubj" and caching.head.text == "work" and caching.head.pos_ == "VERB"
 
 
 @pytest.mark.parametrize(("text", "name", "tag"), [

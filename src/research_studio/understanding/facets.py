@@ -449,6 +449,8 @@ def clause_segments(doc: Doc, nested_at: set[int] = frozenset()) -> list[Span]:
                                 and token.idx + len(token.text) not in nested_at
                                 and _has_main_verb(doc[starts[-1]:token.i])))):
             starts.append(previous.i if previous.pos_ == "CCONJ" else token.i)
+        elif previous.pos_ == "CCONJ" and _inverted(token) and _has_main_verb(doc[starts[-1]:previous.i]):
+            starts.append(previous.i)  # "How do X work, and can they slow down queries?"
     starts = sorted(set(starts))
     spans = []
     for k, start in enumerate(starts):
@@ -493,6 +495,16 @@ def _has_main_verb(span: Span) -> bool:
     def relative(token: Token) -> bool:
         return any(t.dep_ in ("relcl", "acl") for t in (token, *token.ancestors))
     return any(t.pos_ in ("VERB", "AUX") and not relative(t) for t in span)
+
+
+def _inverted(token: Token) -> bool:
+    """An auxiliary before the subject of a coordinated clause: a yes/no question asked
+    after another ("… and can they slow down queries", "… and is it secure")."""
+    if token.pos_ != "AUX":
+        return False
+    verb = token if token.dep_ == "conj" else token.head
+    subjects = [c for c in verb.children if c.dep_.startswith("nsubj")]
+    return verb.dep_ == "conj" and bool(subjects) and subjects[0].i > token.i
 
 
 def asks(span: Span) -> bool:

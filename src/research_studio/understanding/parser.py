@@ -187,6 +187,15 @@ def _misread_names(doc: Doc) -> list[int]:
             and (t.pos_ in _NOT_NAMES or _plural_in_tag_only(t)) and stands_alone(t)]
 
 
+def _gerunds_read_as_verbs(doc: Doc) -> list[int]:
+    """Words in -ing parsed as the sentence's verb, supported by "do" ("How does caching
+    work?": "caching" the root, "work" its object). "Do" never supports a participle: the
+    word is the gerund subject, read as a name would be, so that the verb after it is the
+    verb."""
+    return [t.i for t in doc if t.tag_ == "VBG" and t.dep_ == "ROOT"
+            and any(c.dep_ == "aux" and c.lemma_ == "do" and c.i < t.i for c in t.children)]
+
+
 def _plural_in_tag_only(token: Token) -> bool:
     """Tagged a plural common noun, yet the lemmatizer finds no plural ending to strip
     (it leaves the word as written, as it does a name): "PostgreSQL" of "what isolation
@@ -257,7 +266,7 @@ def parse(text: str, judge_language: bool = True) -> Doc | None:
             if verbs:
                 doc = alternative if len(verbs) == len(openers) \
                     else _with_code_as_names(nlp, _lowered(text, verbs))
-        names = _misread_names(doc)
+        names = _misread_names(doc) + _gerunds_read_as_verbs(doc)
         if names:
             doc = _with_names_read_as_names(nlp, doc, names)
         _join_stray_conjuncts(doc)
