@@ -309,6 +309,8 @@ def test_a_wish_to_know_is_asked_about_what_it_names(embed, question, asked):
 @pytest.mark.parametrize(("question", "situation"), [
     ("I own a small vineyard. When should I start worrying?", "vineyard"),
     ("We just bought an old farmhouse. What should we check first, and what will it cost?", "farmhouse"),
+    # something the asker owns, in a state of its own ("it keeps restarting")
+    ("My phone keeps restarting. What should I try first?", "phone"),
 ])
 def test_a_question_that_names_nothing_is_about_the_asker_s_situation(embed, question, situation):
     # the situation is no question of its own ("What is known about a small vineyard?"); a
@@ -317,6 +319,19 @@ def test_a_question_that_names_nothing_is_about_the_asker_s_situation(embed, que
     texts = [structure.research_question, *texts]
     assert all(situation in t for t in texts), texts
     assert not any(t.startswith("What is known about") for t in texts), texts
+
+
+def test_the_asker_s_possessive_is_no_part_of_a_subject(embed):
+    # "my" means the person asking: a search for "my phone" finds nothing "phone" does not
+    structure, texts = plan_of("My phone keeps restarting. What should I try first?", embed)
+    assert not any("my phone" in t.lower() for t in [structure.topic, *texts]), texts
+
+
+def test_a_demonstrative_that_points_back_is_asked_with_what_it_points_to(embed):
+    # "How do I fix that?" alone names nothing to search for
+    _, texts = plan_of("The nightly backup job fails with a timeout. How do I fix that?", embed)
+    assert_questions(texts)
+    assert any(t.startswith("How do I fix that") and "backup job" in t for t in texts), texts
 
 
 def test_a_mishap_the_asker_reports_is_the_context_of_the_procedure_asked(embed):

@@ -421,9 +421,9 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
             if parts.introduces(unit):
                 continue
             unit_asked, unit_stated = _unit_facets(text, unit, item, phrase, writing, referent, templates)
-            judged = situation is not None and (unit_asked or unit_stated)
-            asker = about_the_asker(unit) if judged else None
-            if asker is not None and situation(asker.frame):
+            asker = next((r for r in about_the_asker(unit) if situation(r.frame)), None) \
+                if situation is not None else None
+            if asker is not None:
                 aside.append((len(by_segment) - 1, unit_asked, unit_stated))
                 context = context or parts.clean_phrase(parts.text_of(text, list(asker.thing)))
                 continue

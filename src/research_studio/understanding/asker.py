@@ -21,34 +21,43 @@ class AboutTheAsker(NamedTuple):
     thing: Span
 
 
-def about_the_asker(unit: Span) -> AboutTheAsker | None:
+def about_the_asker(unit: Span) -> list[AboutTheAsker]:
     """A sentence about the person asking ("I run a small bakery", "My team is choosing
     between A and B", "Git rebase confuses me") read as "I run it" and "a small bakery", for
     the encoder to judge whether it asks for something or states the person's situation;
-    None for a sentence about anything else."""
+    empty for a sentence about anything else. A subject the person owns ("My queries got
+    slow after a bulk delete", "My laptop keeps overheating") is read both ways: as the
+    person's ("My queries got slow after it") and as a thing with a state of its own ("it
+    got slow after a bulk delete"); a situation in either is the person's."""
     head = unit.root
     people = [c for c in head.children if c.dep_ in ("nsubj", "nsubjpass", "dobj", "dative")
               and unit.start <= c.i < unit.end]
     if not any(_first_person(p) for p in people):
-        return None
+        return []
     subject = next((c for c in people if c.dep_.startswith("nsubj")), None)
+    predicate = "it " + text_of(unit.doc.text, [t for t in unit if t.i >= head.i and not t.is_punct])
     if subject is not None and not _first_person(subject):  # "Git rebase confuses me"
-        frame = "it " + text_of(unit.doc.text, [t for t in unit if t.i >= head.i and not t.is_punct])
-        return AboutTheAsker(frame, _phrase(subject))
+        return [AboutTheAsker(predicate, _phrase(subject))]
+    readings = []
     words: list[Token] = []
     for token in unit:
         if token.i > head.i and _names_a_thing(token):
             thing = token
             while thing.dep_ in ("det", "poss", "amod", "compound", "nummod") and thing.head.i > thing.i:
                 thing = thing.head  # "a small bakery": the noun the words before it modify
-            return AboutTheAsker(text_of(unit.doc.text, words) + " it", _phrase(thing))
+            readings.append(AboutTheAsker(text_of(unit.doc.text, words) + " it", _phrase(thing)))
+            break
         words.append(token)
-    return None
+    if subject is not None and subject.morph.get("Person") != ["1"]:  # "my queries", not "I"
+        readings.append(AboutTheAsker(predicate, _phrase(subject)))
+    return readings
 
 
 def _phrase(token: Token) -> Span:
-    """A token with the words that hang on it."""
-    tokens = [t for t in token.subtree if not t.is_punct]
+    """A token with the words that hang on it, from the first after the asker's own ("my",
+    "our": a search for "my laptop" finds nothing the laptop does not)."""
+    tokens = [t for t in token.subtree if not t.is_punct
+              and not (t.dep_ == "poss" and t.morph.get("Person") == ["1"])]
     return token.doc[tokens[0].i:tokens[-1].i + 1]
 
 

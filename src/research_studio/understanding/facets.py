@@ -614,10 +614,10 @@ def topic(text: str, doc: Doc, skip: set[int] = frozenset()) -> str:
 
 
 def noun_phrase(text: str, chunk: Span, keep_article: bool = False) -> str:
-    """The chunk without its article (a name keeps it) or a superlative ("the best
-    database" is about databases), with compound words that follow it ("machine learning", when the parser
-    hangs "learning" on the next word) and the prepositional phrase that completes it
-    ("the history of Lisbon")."""
+    """The chunk without its article (a name keeps it), a superlative ("the best
+    database" is about databases) or the asker's possessive, with compound words that
+    follow it ("machine learning", when the parser hangs "learning" on the next word) and
+    the prepositional phrase that completes it ("the history of Lisbon")."""
     doc = chunk.doc
     first = chunk[0]
     superlative = [t for t in chunk if "Sup" in t.morph.get("Degree")]
@@ -627,7 +627,9 @@ def noun_phrase(text: str, chunk: Span, keep_article: bool = False) -> str:
     dropped = first.dep_ == "det" and (
         bool(superlative) or (chunk.root.pos_ != "PROPN" and not keep_article)
         or (keep_article and first.morph.get("PronType") != ["Art"]))
-    tokens = [t for t in chunk if not (dropped and t.i == first.i) and t not in superlative]
+    # nor the asker's own "my", "our" ("my laptop" is about laptops)
+    tokens = [t for t in chunk if not (dropped and t.i == first.i) and t not in superlative
+              and not (t.dep_ == "poss" and t.morph.get("Person") == ["1"])]
     following = chunk.end
     while following < len(doc) and doc[following].dep_ == "compound":
         tokens.append(doc[following])
@@ -711,8 +713,11 @@ def _phrase_head(phrase: str) -> Token | None:
     """The head noun of a phrase parsed alone, or None: one parse serves its lemma and its
     number (a referent is asked for both)."""
     doc = parse_batch([phrase], skip=("ner",))[0]  # a phrase: no English test
-    if doc is None:
+    if doc is None or not len(doc):
         return None
+    root = next(iter(doc.sents)).root  # "modes" of "lock modes", where "lock" is a chunk of its own
+    if root.pos_ in _NOMINAL:
+        return root
     return next((chunk.root for chunk in doc.noun_chunks if chunk.root.pos_ in _NOMINAL), None)
 
 
@@ -856,9 +861,13 @@ def names_its_subject(span: Span) -> bool:
 def bridging(span: Span) -> bool:
     """The segment's noun phrase points back to the topic without naming it: a definite
     common noun with no complement of its own ("… and what are the ethical concerns?" —
-    the concerns of what the question is about), and no name in the segment."""
+    the concerns of what the question is about), and no name in the segment; or a
+    demonstrative pronoun in a segment that names nothing ("How do I fix that?")."""
     if any(t.pos_ == "PROPN" for t in span):
         return False
+    if not any(t.pos_ == "NOUN" for t in span) and any(
+            "Dem" in t.morph.get("PronType") and t.dep_ != "det" for t in span):
+        return True
     for token in span:
         if token.pos_ != "NOUN" or token.dep_ == "compound":
             continue
