@@ -93,7 +93,17 @@ def test_contradictions_need_same_topic_and_disjoint_numbers():
     ]
     assert conflict_groups(findings, jaccard, SAME_TOPIC) == [[0, 1, 2]]
     assert evidence_counts(findings, jaccard, SAME_TOPIC) == {"f1": 1, "f2": 2, "f3": 2, "f4": 1, "f5": 1}
-    assert numeric_tokens("5 km vs 7 km, 1,000 people, 2.5%") == {"5", "7", "1000", "2.5"}
+    assert numeric_tokens("5 km vs 7 km, 1,000 people, 2.5%") == {"5", "7", "1000", "2.5", "0.025"}
+
+
+def test_a_percentage_and_the_same_fraction_do_not_conflict():
+    # the same limit stated as a multiplier in one page and as a percentage in another
+    multiplier = finding("f1", "The value is capped at 0.95 of the freeze age.", 0.8, source="s1")
+    percent = finding("f2", "The value is capped at 95% of the freeze age.", 0.8, source="s2")
+    other = finding("f3", "The value is capped at 90% of the freeze age.", 0.8, source="s3")
+    assert conflict_groups([multiplier, percent], jaccard, SAME_TOPIC) == []
+    assert conflict_groups([multiplier, other], jaccard, SAME_TOPIC) == [[0, 1]]
+    assert conflict_groups([percent, other], jaccard, SAME_TOPIC) == [[0, 1]]
 
 
 def test_resolution_keeps_agreeing_findings_and_drops_losers():

@@ -821,6 +821,27 @@ def test_writer_reports_only_verified_claims_with_markers_and_sources():
     assert "1 cross-validated, 1 verified, 1 single-source, 1 unverified" in report
 
 
+def test_a_settled_conflict_shows_both_versions_with_their_sources():
+    """The reader judges a conflict from what each source said, not from its first 80
+    characters: the version kept and the one set aside are quoted with their citations."""
+    state = write_state()
+    state["findings"] = [
+        {"finding_id": "f1", "sub_question_id": "sq_001", "source_id": "kb:t:c1",
+         "text": "Spring tides reach 120% of the mean range."},
+        {"finding_id": "f2", "sub_question_id": "sq_001", "source_id": "web:abc",
+         "text": "Spring tides reach 140% of the mean range."},
+    ]
+    state["fact_sheets"] = [{"domain": "sq_001", "conflicts_resolved": [
+        {"topic": "Spring tides reach 120% of the mean r", "winner_finding_id": "f1",
+         "resolved_from": ["f1", "f2"], "disagreement_level": 0.12, "winner_confidence": 0.7}]}]
+    update = run(write_node, state, make_deps())
+    conflicts = section(update["report_markdown"], "Conflicting evidence")
+    cited = {v: k for k, v in update["citations"].items()}
+    assert (f"Kept “Spring tides reach 120% of the mean range.” [{cited['kb:t:c1']}] over "
+            f"“Spring tides reach 140% of the mean range.” [{cited['web:abc']}] (disagreement 0.12)"
+            in conflicts), conflicts
+
+
 def test_a_section_reads_from_its_most_relevant_claim_down():
     """Selection takes a claim from a page not cited yet before a second claim of a cited
     page; the section still lists what answers its sub-question before the side remark."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
 from research_studio.knowledge.lexical import tokenize
@@ -218,12 +219,29 @@ def similar_text(a: str, b: str, threshold: float = 0.8) -> bool:
 
 
 def numeric_tokens(text: str) -> frozenset[str]:
-    """The numbers a sentence states; thousands separators dropped so 1,000 equals 1000."""
+    """The numbers a sentence states; thousands separators dropped so 1,000 equals 1000; a
+    percentage also as the fraction it is ("95%" states 0.95: "the 0.95 multiplier" and
+    "limit the value to 95% of it" in the PostgreSQL manual agree)."""
     tokens = set()
-    for raw in NUMBER.findall(text):
+    for match in NUMBER.finditer(text):
+        raw = match.group()
         token = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+", raw) else raw
-        tokens.add(token.replace(",", "."))
-    return frozenset(tokens)
+        token = token.replace(",", ".")
+        tokens.add(token)
+        if text[match.end():match.end() + 2].lstrip()[:1] == "%":
+            tokens.add(_fraction(token))
+    return frozenset(tokens - {""})
+
+
+def _fraction(percent: str) -> str:
+    """A percentage as a decimal fraction, written without trailing zeros ("95" → "0.95",
+    "50" → "0.5"); empty for what is not one number ("1.2.3")."""
+    try:
+        value = Decimal(percent) / 100
+    except InvalidOperation:
+        return ""
+    written = format(value, "f")
+    return written.rstrip("0").rstrip(".") if "." in written else written
 
 
 def numbers_disagree(a: frozenset[str], b: frozenset[str]) -> bool:

@@ -38,6 +38,7 @@ from research_studio.understanding.statements import stands_alone
 # the report's title is the question, cut at a word boundary beyond this length; a longer
 # question (a research brief of several sentences) is quoted whole below the title
 REPORT_TITLE_CHARS = 200
+CONFLICT_QUOTE_CHARS = 220  # a version of a conflict quoted in full up to about two lines
 _CLAIM_REF = re.compile(r"\[C(\d+)\]")
 _LINE_MARKERS = re.compile(r"^(?:#{1,6}\s+|>\s*|[-*+•]\s+)+")
 _STRENGTH_ORDER = ["cross_validated", "verified", "single_source"]  # strongest first
@@ -306,6 +307,25 @@ def connections(patterns: list[dict], shown_by_sq: list[tuple[dict, list[Claim]]
     return lines[:limit]
 
 
+def conflict_line(conflict: dict, findings: dict[str, dict], citations: Citations) -> str:
+    """A settled conflict as the reader can judge it: the version kept and the ones set
+    aside, each quoted (shortened) with its source, and how strongly they disagreed. The
+    conflict's topic alone (its first 80 characters) shows neither version."""
+    def quoted(finding: dict) -> str:
+        text = textwrap.shorten(_clean(finding.get("text", "")), CONFLICT_QUOTE_CHARS, placeholder=" …")
+        cited = citations.cite([finding["source_id"]] if finding.get("source_id") else [])
+        return f"“{text}” {cited}".rstrip()
+
+    winner = findings.get(conflict["winner_finding_id"])
+    others = [findings[f] for f in conflict["resolved_from"]
+              if f != conflict["winner_finding_id"] and f in findings]
+    level = f"disagreement {conflict['disagreement_level']:.2f}"
+    if winner is None or not others:
+        return (f"- \"{_clean(conflict['topic'])}\": kept the best-supported version ({level}; "
+                f"{len(conflict['resolved_from'])} findings compared).")
+    return f"- Kept {quoted(winner)} over " + "; ".join(map(quoted, others)) + f" ({level})."
+
+
 def evidence_place(config: ResearchConfig) -> str:
     """Where the research looked, as the report names it (it opens a sentence)."""
     kb = f"The knowledge base “{config.kb}”" if config.kb else ""
@@ -420,10 +440,9 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
             lines.append("")
     conflicts = [c for sheet in state.get("fact_sheets", []) for c in sheet.get("conflicts_resolved", [])]
     if conflicts:
+        findings = {f["finding_id"]: f for f in state.get("findings", [])}
         lines += ["## Conflicting evidence", ""]
-        lines += [f"- \"{_clean(c['topic'])}\": kept the best-supported version (disagreement "
-                  f"{c['disagreement_level']:.2f}; {len(c['resolved_from'])} findings compared)."
-                  for c in conflicts]
+        lines += [conflict_line(c, findings, citations) for c in conflicts]
         lines.append("")
     connected = connections(state.get("cross_domain_patterns", []), shown_by_sq)
     if connected:
