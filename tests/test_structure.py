@@ -190,6 +190,21 @@ def test_html_synopsis_and_code_are_fenced_blocks_never_claims(tmp_path):
     assert any("FULL rewrites the entire contents" in f["quote"] for f in findings)
 
 
+def test_html_code_with_markup_inside_keeps_its_words_in_order(tmp_path):
+    """DocBook writes an option with its argument as code inside code ("-n schema"); the
+    text reads as the page does, not with the argument moved after the next words."""
+    page = ("<html><body><article><p>If you do not have sufficient privileges to back up the "
+            "entire database, you can still back up portions of the database to which you do "
+            "have access using options such as <code class=\"option\">-n <em class=\"replaceable\">"
+            "<code>schema</code></em></code> or <code class=\"option\">-t <em class=\"replaceable\">"
+            "<code>table</code></em></code>.</p><p>To specify which database server pg_dump should "
+            "contact, use the command line options -h host and -p port.</p></article></body></html>")
+    path = tmp_path / "backup-dump.html"
+    path.write_text(page, encoding="utf-8")
+    text = " ".join(_load(path).text.split())
+    assert "options such as -n schema or -t table." in text
+
+
 def test_html_header_rows_and_spans_name_every_column(tmp_path):
     """A two-row header with rowspan and colspan (explicit-locking.html's conflict table)."""
     page = ("<html><body><article><p>Conflicting lock modes are shown in the table below, "

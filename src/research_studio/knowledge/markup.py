@@ -164,6 +164,7 @@ def render_html(html: str) -> tuple[str, list[TextBlock]]:
         layout = next(table.iterdescendants("table"), None) is not None
         page_tables.setdefault(_squeeze(table.text_content()),
                                None if layout else table_statements(_html_table_rows(table)))
+    _flatten_inline_code(tree)
     document = trafilatura.bare_extraction(tree, include_comments=False, favor_recall=True)
     body = getattr(document, "body", None)
     if body is None:
@@ -206,6 +207,19 @@ def render_html(html: str) -> tuple[str, list[TextBlock]]:
         position = match.end()
     out.prose(unicodedata.normalize("NFC", flat[position:]))
     return out.text(), out.blocks
+
+
+def _flatten_inline_code(tree: Any) -> None:
+    """Code with markup inside it ("<code>-n <em><code>schema</code></em></code>", as
+    DocBook writes an option and its argument) made its text alone: trafilatura moves the
+    inner element after the text that follows the outer one, and "-n schema or -t table"
+    became "-n or schema-t table"."""
+    for code in list(tree.iter("code")):
+        if len(code):
+            text = code.text_content()
+            for child in list(code):
+                code.remove(child)  # with its tail, which ``text`` holds
+            code.text = text
 
 
 def _attached(element: Any, root: Any) -> bool:
