@@ -409,6 +409,19 @@ def test_a_why_question_whose_verb_is_tagged_a_noun_asks_for_its_factors(embed):
     assert "What factors led cats to purr?" in texts and "What are the causes of cats?" not in texts
 
 
+@pytest.mark.parametrize(("question", "event"), [
+    ("What happens if the main power supply fails?", "the main power supply fails"),
+    ("What happens when a disk fills up completely?", "a disk fills up completely"),
+])
+def test_what_happens_when_an_event_occurs_asks_for_its_consequences(embed, question, event):
+    # the event is asked about, not the causes of its subject ("the causes of a disk")
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.CAUSAL and structure.outcome_of == event
+    assert_questions(texts)
+    assert any(t.startswith("What are the consequences") and event in t for t in texts), texts
+    assert not any("causes of" in t for t in texts), texts
+
+
 @pytest.mark.parametrize("question", ["What are the side effects of long-term aspirin use?",
                                       "What are the health consequences of chronic stress?",
                                       "How does alcohol affect the liver?"])

@@ -110,7 +110,8 @@ class IngestSummary:
 
     @property
     def documents_per_s(self) -> float:
-        return self.documents_added / self.seconds if self.seconds else 0.0
+        stored = self.documents_added + self.documents_replaced
+        return stored / self.seconds if self.seconds else 0.0
 
     @property
     def chunks_per_s(self) -> float:
@@ -375,18 +376,18 @@ class KnowledgeBase:
                     if previous is not None:
                         self.collection.delete(where={"location": item.location})
                         summary.documents_replaced += 1
+                    else:  # a new document; a changed one is counted as replaced, not added too
+                        summary.documents_added += 1
                     known_hashes.add(digest)
                     by_location[item.location] = digest
                     pending.append((item, digest))
                     if len(pending) >= 256:
                         summary.chunks_added += self._store(pending)
-                        summary.documents_added += len(pending)
                         pending = []
             if progress:
                 progress(handled)
         if pending:
             summary.chunks_added += self._store(pending)
-            summary.documents_added += len(pending)
         if summary.documents_added or summary.documents_replaced:
             self._bump_revision()
             self._lexical_index()  # rebuilt and saved now, not by the first search

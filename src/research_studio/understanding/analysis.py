@@ -201,8 +201,10 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         # "git" read as the verb) is researched as asked, not through the templates
         kind = K.OPEN
     reason = parts.asked_reason(text, doc) if kind == K.CAUSAL else ""
+    outcome = parts.asked_outcome(text, doc) if kind == K.CAUSAL and not reason else ""
     effects = kind == K.CAUSAL and embed is not None and asks_for_effects(text, embed)
-    return QuestionStructure(kind=kind, topic=topic, reason_for=reason, asks_effects=effects,
+    return QuestionStructure(kind=kind, topic=topic, reason_for=reason, outcome_of=outcome,
+                             asks_effects=effects,
                              claim=claim.statement if claim is not None else "", **common)
 
 

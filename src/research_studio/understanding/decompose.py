@@ -105,9 +105,11 @@ def _causal(s: QuestionStructure, limit: int) -> list[PlanRow]:
     key = "mechanisms" if s.asks_effects else "factors"
     asked = t[f"{key}_of_event"].format(event=s.reason_for) if s.reason_for \
         else t[key].format(topic=s.topic)
-    rows = [(s.as_question, 1.0, "the question itself, researched directly"),
-            (asked, 0.9, "the mechanisms the question asks about" if s.asks_effects
-             else "the causes the question asks about")]
+    why = "the mechanisms the question asks about" if s.asks_effects else "the causes the question asks about"
+    if s.outcome_of:  # "What happens if the primary server fails?" asks for consequences
+        asked = t["outcome_of_event"].format(event=s.outcome_of)
+        why = "the consequences the question asks about"
+    rows = [(s.as_question, 1.0, "the question itself, researched directly"), (asked, 0.9, why)]
     if s.topic:
         rows.append((background_question(s.topic), 0.7, "background on the main subject"))
     return rows

@@ -754,6 +754,22 @@ def asked_reason(text: str, doc: Doc) -> str:
     return f"{subject} to {root.lemma_}{' ' + text_of(text, rest) if rest else ''}"
 
 
+def asked_outcome(text: str, doc: Doc) -> str:
+    """The event a question asks the outcome of: the clause that a question word's verb is
+    conditioned on ("What happens when a transaction ID wraps around?" → "a transaction ID
+    wraps around", "What happens if the primary server fails?"), without its connective.
+    Empty when the question word is not the subject or no such clause follows."""
+    root = next(iter(doc.sents)).root
+    if not any(c.dep_.startswith("nsubj") and c.tag_ in WH_TAGS for c in root.children):
+        return ""
+    for clause in root.children:
+        words = [t for t in clause.subtree if not t.is_punct]
+        if clause.dep_ == "advcl" and clause.i > root.i and words[0].dep_ in ("mark", "advmod") \
+                and any(c.dep_.startswith("nsubj") for c in clause.children):
+            return text_of(text, words[1:])
+    return ""
+
+
 def per_item(text: str, span: Span) -> str:
     """A question asked of every compared item, with ``{item}`` where the word that stands
     for them is ("what is each one good for" → "what is {item} good for", also when the

@@ -51,6 +51,8 @@ class QuestionStructure:
     dimensions_listed: bool = False
     purpose: str = ""
     reason_for: str = ""  # a "why" question's clause: "the Roman Empire to fall"
+    # the event whose outcome a "what happens when/if" question asks: "the primary server fails"
+    outcome_of: str = ""
     # a causal question asks what its topic brings about or how it works, not its causes
     asks_effects: bool = False
     claim: str = ""  # what a yes/no question asks about: "coffee causes dehydration"
