@@ -25,9 +25,11 @@ def test_ingest_list_search_json(tmp_path):
     home = tmp_path / "home"
     corpus = write_corpus(tmp_path / "corpus")
     (corpus["md"].parent / "broken.pdf").write_bytes(b"junk")
-    summary = json.loads(run("ingest", str(corpus["md"].parent), "--kb", "notes", "--json",
-                             home=home).stdout)
+    first = run("ingest", str(corpus["md"].parent), "--kb", "notes", "--json", home=home)
+    summary = json.loads(first.stdout)
     assert summary["documents_added"] == 8 and summary["chunks_added"] >= 8
+    # no terminal: the progress bar is off, a plain line says the work has begun
+    assert "ingesting into notes: 1 documents read" in first.stderr
     assert summary["skipped"][0]["reason"].startswith("unreadable PDF")
     again = json.loads(run("ingest", str(corpus["md"].parent), "--kb", "notes", "--json",
                            home=home).stdout)
