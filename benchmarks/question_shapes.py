@@ -7,7 +7,8 @@ Per kind of question, the share of:
 - ``items apart``: named items (comparisons, the same asked of several things) that have a
   sub-question naming that item and no other;
 - ``parts apart``: parts the question asks to cover (facets, actions, a brief's points)
-  that have a sub-question holding all the part's content words and no other part's;
+  that have a sub-question holding all the part's content words (as lemmas: "ran" is
+  held by "run") and no other part's;
 - ``enough``: questions planned with at least the sub-questions they need (a single
   fact: researched flat under ``--mode auto``);
 and the count of fragments (not a question of at least four words ending in "?").
@@ -22,6 +23,7 @@ import argparse
 import json
 import statistics
 import sys
+from functools import cache
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -29,12 +31,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.question_plans import is_fragment, plan
 from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
 from research_studio.knowledge.lexical import tokenize
+from research_studio.understanding.parser import parse_batch
 
 DEFAULT = Path(__file__).with_name("data") / "question_shapes.jsonl"
 
 
-def _words(text: str) -> set[str]:
-    return set(tokenize(text))
+@cache
+def _words(text: str) -> tuple[frozenset[str], ...]:
+    """The text's content words, each as its written form and its lemma: a part is covered
+    whatever form a grammatical question gives its verb ("problems companies ran into" by
+    "What problems did companies run into?"; "which one supports X" by "Does A support
+    X?")."""
+    words = set(tokenize(text))
+    doc = parse_batch([text], skip=("ner",))[0]
+    if doc is None:
+        return tuple(frozenset([w]) for w in sorted(words))
+    return tuple(frozenset([t.lower_, t.lemma_.lower()]) for t in doc if t.lower_ in words)
 
 
 def _apart(wanted: list[str], texts: list[str], contains) -> list[bool]:
@@ -49,7 +61,8 @@ def _names(text: str, item: str) -> bool:
 
 def _covers(text: str, part: str) -> bool:
     words = _words(part)
-    return bool(words) and words <= _words(text)
+    held = frozenset().union(*_words(text))
+    return bool(words) and all(forms & held for forms in words)
 
 
 def score(row: dict, mode: str, texts: list[str]) -> dict:

@@ -200,8 +200,11 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         # a yes/no question whose statement the parse cannot read ("Does git rebase …":
         # "git" read as the verb) is researched as asked, not through the templates
         kind = K.OPEN
-    reason = parts.asked_reason(text, doc) if kind == K.CAUSAL else ""
-    outcome = parts.asked_outcome(text, doc) if kind == K.CAUSAL and not reason else ""
+    asked = text
+    if kind == K.CAUSAL and research_question != text and (reread := parse(research_question)) is not None:
+        asked, doc = research_question, reread  # "I want to understand why X" asks "Why X?"
+    reason = parts.asked_reason(asked, doc) if kind == K.CAUSAL else ""
+    outcome = parts.asked_outcome(asked, doc) if kind == K.CAUSAL and not reason else ""
     effects = kind == K.CAUSAL and embed is not None and asks_for_effects(text, embed)
     return QuestionStructure(kind=kind, topic=topic, reason_for=reason, outcome_of=outcome,
                              asks_effects=effects,
@@ -413,6 +416,9 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
                 asked.append(Facet(text=question, source=segment.text))  # "what happens when X"
                 continue
             own = parts.names_its_subject(segment)  # "how coral reefs recover" needs no anchor
+            if not listed and own and (question := parts.direct_question(text, segment)):
+                asked.append(Facet(text=question, source=segment.text))  # "How do coral reefs recover?"
+                continue
             for phrase in listed or [parts.resolve_pronouns(text, segment, referent)]:
                 phrase = parts.clean_phrase(phrase)
                 asked.append(Facet(text=templates["phrase_facet"].format(
@@ -464,6 +470,11 @@ def _unit_facets(text: str, unit: Span, item: bool, phrase: bool, writing: Calla
             else statement), source=unit.text)]
     if not item and (question := parts.asked_as_it_stands(text, target)):
         return [Facet(text=question, source=unit.text)], []  # "I'd like to know what happens when X"
+    # "Explain how MVCC works": the question it embeds, when it needs no anchor (it names
+    # its own subject, or what the text is about)
+    unanchored = parts.names_its_subject(target) or referent.lower() in target.text.lower()
+    if not item and unanchored and (question := parts.direct_question(text, target)):
+        return [Facet(text=question, source=unit.text)], []
     members = [] if item else parts.listed_nouns(target)
     objects = [p for p in map(parts.clean_phrase, _object_pieces(
         text, target, members, referent, split=not item)) if p]

@@ -744,13 +744,21 @@ def asked_reason(text: str, doc: Doc) -> str:
     not open with a question word before a verb with its own subject."""
     root = next(iter(doc.sents)).root
     first = doc[0]
-    subjects = [c for c in root.children if c.dep_.startswith("nsubj")]
-    # a root with an auxiliary is a verb, whatever its tag ("Why do cats purr?": "purr" a noun)
-    verb = root.pos_ == "VERB" or any(c.dep_ == "aux" for c in root.children)
+    subjects = [c for c in root.children if c.dep_.startswith("nsubj")] or [
+        c for complement in root.children if complement.dep_ in ("acomp", "attr")
+        for c in complement.children if c.dep_.startswith("nsubj")]  # "sky" hung on "blue"
+    # a root with an auxiliary is a verb, whatever its tag ("Why do cats purr?": "purr" a
+    # noun); a copula is one too ("Why is the sky blue?" → "the sky to be blue")
+    verb = root.pos_ in ("VERB", "AUX") or any(c.dep_ == "aux" for c in root.children)
     if first.tag_ != "WRB" or not verb or not subjects:
         return ""
-    subject = text_of(text, list(subjects[0].subtree))
-    rest = [t for t in doc[root.i + 1:root.sent.end] if not t.is_punct]
+    head = subjects[0]  # its words before it and its complements ("the sea", "the fall of Rome")
+    named = [t for t in head.subtree if t.i <= head.i] + [
+        t for c in head.rights if c.dep_ == "prep" for t in c.subtree]
+    subject = text_of(text, named)
+    rest = [t for t in doc[root.i + 1:root.sent.end] if not t.is_punct and t not in named]
+    if root.pos_ == "AUX" and not rest:
+        return ""  # a copula with no complement: the parse took it into the subject ("the ocean blue")
     return f"{subject} to {root.lemma_}{' ' + text_of(text, rest) if rest else ''}"
 
 
@@ -854,6 +862,45 @@ def asked_as_it_stands(text: str, span: Span) -> str:
             or subject.head.i < subject.i or not span.start <= subject.head.i < span.end:
         return ""
     words = text_of(text, list(span)).rstrip(" .?!;:,")
+    return words[:1].upper() + words[1:] + "?"
+
+
+def direct_question(text: str, span: Span) -> str:
+    """A clause asked about with a subject of its own, as the question it embeds: the
+    auxiliary, the copula, or "do" in the verb's tense before the subject ("how MVCC works"
+    → "How does MVCC work?", "what isolation levels PostgreSQL offers" → "What isolation
+    levels does PostgreSQL offer?", "why leaves are green" → "Why are leaves green?").
+    Empty where the words cannot simply be moved: a pronoun to resolve, a negation, a
+    subject that is not one phrase between the question words and the verb."""
+    first = span[0]
+    if first.tag_ not in WH_TAGS or first.dep_.startswith("nsubj") or any(
+            (t.pos_ == "PRON" or "Dem" in t.morph.get("PronType")) and t.tag_ not in WH_TAGS for t in span):
+        return ""  # a pronoun or "these scooters" stands for what ``resolve_pronouns`` finds
+    subjects = [t for t in span if t.dep_ in ("nsubj", "nsubjpass")]
+    if len(subjects) != 1 or first in subjects[0].subtree or not span.start <= subjects[0].head.i < span.end:
+        return ""  # one clause, whose subject is not what is asked ("which plugins work best")
+    subject = subjects[0]
+    verb, phrase = subject.head, list(subject.subtree)
+    if phrase[0].i <= first.i or phrase[-1].i >= verb.i or any(c.dep_ == "neg" for c in verb.children) \
+            or [t.i for t in phrase] != list(range(phrase[0].i, phrase[-1].i + 1)):
+        return ""
+    auxiliaries = [c for c in verb.children if c.dep_ in ("aux", "auxpass") and c.i > subject.i]
+    if any(c.dep_ == "conj" for c in verb.children) or (auxiliaries and verb.tag_ in ("VBZ", "VBP", "VBD")):
+        return ""  # a clause coordinated to it; or a misparse (no finite verb follows an auxiliary)
+    if auxiliaries:  # "how it can be tuned" → "how can it be tuned"
+        opener, moved = auxiliaries[0].text, auxiliaries[0]
+    elif verb.pos_ == "AUX":  # "why leaves are green" → "why are leaves green"
+        opener, moved = verb.text, verb
+    elif verb.tag_ in ("VBZ", "VBP", "VBD") and (forms := getInflection("do", tag=verb.tag_)):
+        opener, moved = forms[0], None
+    else:
+        return ""
+    asked = [t for t in span if t.i < phrase[0].i]
+    rest = [t for t in span if t.i > phrase[-1].i and t != moved and not (t.is_punct and t.i == span.end - 1)]
+    words = "".join(t.text + t.whitespace_ for t in asked) + opener + " " \
+        + "".join(t.text + t.whitespace_ for t in phrase) \
+        + "".join((verb.lemma_ if t == verb and moved is None else t.text) + t.whitespace_ for t in rest)
+    words = " ".join(words.split()).rstrip(" ,;:")
     return words[:1].upper() + words[1:] + "?"
 
 
