@@ -135,6 +135,10 @@ def test_a_comparison_keeps_its_purpose_and_per_item_question(embed):
     ("Compare Nginx and Caddy: which one is easier to configure?", "Is Nginx easier to configure?"),
     ("Compare Redis and Memcached: which one uses less memory?", "Does Redis use less memory?"),
     ("Compare Flask and Django: which one will scale better?", "Will Flask scale better?"),
+    # the parser hangs the question on the purpose as a relative clause: "one" still stands
+    # for each item (only a relative pronoun does not)
+    ("Compare Vue and Svelte for a small dashboard: which one is faster to build with?",
+     "Is Vue faster to build with?"),
 ])
 def test_which_one_asked_of_each_item_asks_whether_it_does(embed, question, first):
     # "which one" asked of one item is a yes/no question, not a statement ("Redis uses less memory?")
@@ -1696,6 +1700,15 @@ def test_a_clause_asked_about_becomes_the_question_it_embeds(clause, question):
 def test_an_instruction_or_wish_about_a_clause_asks_that_clause(embed, text, question):
     # not "What is known about how a heat pump works?"
     assert understand(text, embed).as_question == question
+
+
+def test_a_question_of_what_the_asker_can_do_states_no_reason():
+    # "How can we find the cause?" asks a procedure: not "What factors led we to find …?"
+    from research_studio.understanding.facets import asked_reason
+
+    for question, reason in [("How can we find the cause of the outage?", ""),
+                             ("Why did the Roman Empire fall?", "the Roman Empire to fall")]:
+        assert asked_reason(question, parse(question)) == reason
 
 
 def test_a_why_question_with_a_copula_asks_the_factors_of_its_state(embed):

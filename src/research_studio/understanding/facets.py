@@ -753,6 +753,8 @@ def asked_reason(text: str, doc: Doc) -> str:
     if first.tag_ != "WRB" or not verb or not subjects:
         return ""
     head = subjects[0]  # its words before it and its complements ("the sea", "the fall of Rome")
+    if set(head.morph.get("Person")) & {"1", "2"}:
+        return ""  # "How can we find the cause?" asks what the asker can do, not a reason
     named = [t for t in head.subtree if t.i <= head.i] + [
         t for c in head.rights if c.dep_ == "prep" for t in c.subtree]
     subject = text_of(text, named)
@@ -809,7 +811,8 @@ def _stands_for_items(token: Token) -> bool:
     """A function word in a subject's or an object's place ("each", "which one", "either
     of them"), not the asker nor the one asked (the parser's Person feature 1 or 2) nor a
     single thing of the third person ("it": not the items)."""
-    if (token.pos_ in ("NOUN", "PROPN") and not token.is_stop) or token.head.dep_ == "relcl":
+    if (token.pos_ in ("NOUN", "PROPN") and not token.is_stop) \
+            or (token.tag_ in WH_TAGS and token.head.dep_ == "relcl"):
         return False  # a content noun, or a relative pronoun ("the organization that killed …")
     person, number = token.morph.get("Person"), token.morph.get("Number")
     return not (set(person) & {"1", "2"} or (person == ["3"] and number == ["Sing"]))
