@@ -200,11 +200,12 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         # a yes/no question whose statement the parse cannot read ("Does git rebase …":
         # "git" read as the verb) is researched as asked, not through the templates
         kind = K.OPEN
-    asked = text
+    # "I want to understand why X" asks "Why X?": the reason is read from what is asked
+    why_text, why_doc = text, doc
     if kind == K.CAUSAL and research_question != text and (reread := parse(research_question)) is not None:
-        asked, doc = research_question, reread  # "I want to understand why X" asks "Why X?"
-    reason = parts.asked_reason(asked, doc) if kind == K.CAUSAL else ""
-    outcome = parts.asked_outcome(asked, doc) if kind == K.CAUSAL and not reason else ""
+        why_text, why_doc = research_question, reread
+    reason = parts.asked_reason(why_text, why_doc) if kind == K.CAUSAL else ""
+    outcome = parts.asked_outcome(why_text, why_doc) if kind == K.CAUSAL and not reason else ""
     effects = kind == K.CAUSAL and embed is not None and asks_for_effects(text, embed)
     return QuestionStructure(kind=kind, topic=topic, reason_for=reason, outcome_of=outcome,
                              asks_effects=effects,

@@ -834,22 +834,30 @@ def _asked_of_the_object(text: str, span: Span, phrase: list[Token]) -> str:
 
 def _asked_whether(text: str, span: Span, subject: Token) -> str:
     """A question whose subject asks which of the items ("Which one fits X better?") asked
-    of one item, which it then names ("Does {item} fit X better?"): the auxiliary, or
-    "do" in the verb's tense, opens it; the question as it stands when its verb has
-    neither (the parse's reading is then unsure)."""
-    verb = subject.head
-    auxiliaries = [c for c in verb.children if c.dep_ in ("aux", "auxpass") and c.i > subject.i]
-    if auxiliaries:  # "Which one will scale better?" → "Will {item} scale better?"
-        opener, moved = auxiliaries[0].text, auxiliaries[0]
-    elif verb.pos_ == "AUX":  # "Which one is cheaper?" → "Is {item} cheaper?"
-        opener, moved = verb.text, verb
-    elif verb.tag_ in ("VBZ", "VBP", "VBD") and (forms := getInflection("do", tag=verb.tag_)):
-        opener, moved = forms[0], None  # "do" in the verb's tense: "does", "do", "did"
-    else:
+    of one item, which it then names ("Does {item} fit X better?"); the question as it
+    stands when nothing can open it (the parse's reading is then unsure)."""
+    verb, fronted = subject.head, _fronted(subject.head, subject)
+    if fronted is None:
         return text_of(text, list(span))
+    opener, moved = fronted
     rest = [t for t in span if t.i > subject.i and t != moved]
     words = "".join((verb.lemma_ if t == verb and moved is None else t.text) + t.whitespace_ for t in rest)
     return f"{opener[:1].upper()}{opener[1:]} {{item}} {words}".strip(" ,;:")
+
+
+def _fronted(verb: Token, subject: Token) -> tuple[str, Token | None] | None:
+    """What opens the question a clause makes, and the word it moves: the clause's
+    auxiliary after its subject ("will scale" → "Will {item} scale"), its copula ("is
+    cheaper" → "Is {item} cheaper"), or "do" in the verb's tense, which moves nothing and
+    leaves the verb its lemma ("fits" → "Does {item} fit"); None for a verb with none."""
+    auxiliaries = [c for c in verb.children if c.dep_ in ("aux", "auxpass") and c.i > subject.i]
+    if auxiliaries:
+        return auxiliaries[0].text, auxiliaries[0]
+    if verb.pos_ == "AUX":
+        return verb.text, verb
+    if verb.tag_ in ("VBZ", "VBP", "VBD") and (forms := getInflection("do", tag=verb.tag_)):
+        return forms[0], None
+    return None
 
 
 def asked_as_it_stands(text: str, span: Span) -> str:
@@ -887,17 +895,11 @@ def direct_question(text: str, span: Span) -> str:
     if phrase[0].i <= first.i or phrase[-1].i >= verb.i or any(c.dep_ == "neg" for c in verb.children) \
             or [t.i for t in phrase] != list(range(phrase[0].i, phrase[-1].i + 1)):
         return ""
-    auxiliaries = [c for c in verb.children if c.dep_ in ("aux", "auxpass") and c.i > subject.i]
-    if any(c.dep_ == "conj" for c in verb.children) or (auxiliaries and verb.tag_ in ("VBZ", "VBP", "VBD")):
+    fronted = _fronted(verb, subject)
+    if fronted is None or any(c.dep_ == "conj" for c in verb.children) \
+            or (fronted[1] is not None and fronted[1] != verb and verb.tag_ in ("VBZ", "VBP", "VBD")):
         return ""  # a clause coordinated to it; or a misparse (no finite verb follows an auxiliary)
-    if auxiliaries:  # "how it can be tuned" → "how can it be tuned"
-        opener, moved = auxiliaries[0].text, auxiliaries[0]
-    elif verb.pos_ == "AUX":  # "why leaves are green" → "why are leaves green"
-        opener, moved = verb.text, verb
-    elif verb.tag_ in ("VBZ", "VBP", "VBD") and (forms := getInflection("do", tag=verb.tag_)):
-        opener, moved = forms[0], None
-    else:
-        return ""
+    opener, moved = fronted
     asked = [t for t in span if t.i < phrase[0].i]
     rest = [t for t in span if t.i > phrase[-1].i and t != moved and not (t.is_punct and t.i == span.end - 1)]
     words = "".join(t.text + t.whitespace_ for t in asked) + opener + " " \
