@@ -32,6 +32,16 @@ def test_a_noun_phrase_query_asks_for_what_its_head_names():
     assert asked_type("history of the printing press", EMBED) == "explanation"
 
 
+@pytest.mark.parametrize(("question", "expected"), [
+    # what the asker does asks for a procedure unless a thing type clearly leads
+    ("How can I find out which users are slow?", "explanation"),
+    ("How do I fix a broken index?", "explanation"),
+    ("How many servers do I need?", "number"),
+])
+def test_a_question_about_what_the_asker_does_needs_a_clear_thing_type(question, expected):
+    assert asked_type(question, EMBED) == expected
+
+
 def test_asked_phrase_keeps_the_question_word_and_its_noun():
     assert asked_phrase(parse("What county shares a border with the county where Tenement was founded?")) \
         .startswith("What county")

@@ -17,7 +17,7 @@ from spacy.tokens import Doc, Span, Token
 from research_studio.knowledge.lexical import tokenize
 from research_studio.prompts import load_data
 from research_studio.understanding import facets as parts
-from research_studio.understanding.answer_type import asks_for_a_thing
+from research_studio.understanding.answer_type import asker_acts, asks_for_a_thing
 from research_studio.understanding.asker import about_the_asker
 from research_studio.understanding.chains import chain, relative_openers
 from research_studio.understanding.claim import asks_yes_or_no, complement_claim, yes_no_claim
@@ -188,7 +188,7 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         kind = K.OPEN
     if kind == K.COMPARISON:  # nothing to compare in the parse: research it openly
         kind = K.OPEN
-    if kind == K.TEMPORAL and _asks_how_to_act(doc):
+    if kind == K.TEMPORAL and asker_acts(doc):
         kind = K.OPEN  # "How do I migrate X from version 13 to 15?" asks a procedure, not a history
     # "Does coffee cause dehydration?" asks whether a statement holds: the evidence for and
     # against it is weighed, whatever the kind its subject reads like
@@ -210,13 +210,6 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     return QuestionStructure(kind=kind, topic=topic, reason_for=reason, outcome_of=outcome,
                              asks_effects=effects,
                              claim=claim.statement if claim is not None else "", **common)
-
-
-def _asks_how_to_act(doc: Doc) -> bool:
-    """The first sentence's verb has the asker for its subject ("How do I migrate …",
-    "How can we reduce …"): first person, by morphology."""
-    root = next(iter(doc.sents)).root
-    return any(c.dep_.startswith("nsubj") and c.morph.get("Person") == ["1"] for c in root.children)
 
 
 def _listed_actions(text: str, segment: Span, topic: str, asks: bool) -> list[str]:

@@ -103,9 +103,18 @@ def asked_type(question: str | Doc | None, embed: Embed) -> str:
     scores = _type_scores(doc, embed)
     if scores is None:
         return NO_SINGLE_THING
-    if _named_thing(doc) is not None:  # a bare phrase names a topic as often as a thing
+    # a bare phrase names a topic as often as a thing; a question about what the asker does
+    # ("How can I find out which queries are slowest?") asks for a procedure as often
+    if _named_thing(doc) is not None or asker_acts(doc):
         return _thing_type(scores) or NO_SINGLE_THING
     return max(scores, key=lambda name: scores[name])
+
+
+def asker_acts(doc: Doc) -> bool:
+    """The first sentence's verb has the asker for its subject ("How do I migrate …",
+    "How can we reduce …"): first person, by morphology."""
+    root = next(iter(doc.sents)).root
+    return any(c.dep_.startswith("nsubj") and c.morph.get("Person") == ["1"] for c in root.children)
 
 
 def _thing_type(scores: dict[str, float]) -> str | None:
