@@ -7,8 +7,8 @@ Per kind of question, the share of:
 - ``items apart``: named items (comparisons, the same asked of several things) that have a
   sub-question naming that item and no other;
 - ``parts apart``: parts the question asks to cover (facets, actions, a brief's points)
-  that have a sub-question holding all the part's content words (as lemmas: "ran" is
-  held by "run") and no other part's;
+  that have a sub-question holding all the part's content words (each in its written
+  form or as its lemma: "ran" is held by "run") and no other part's;
 - ``enough``: questions planned with at least the sub-questions they need (a single
   fact: researched flat under ``--mode auto``);
 and the count of fragments (not a question of at least four words ending in "?").

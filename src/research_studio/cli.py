@@ -85,12 +85,13 @@ PLAIN_PROGRESS_SECONDS = 15.0
 def _ingest_with_progress(run: Callable[[Callable[[int], None]], Any], label: str) -> Any:
     if not err_console.is_terminal:
         started = time.monotonic()
-        last: list[float] = []
+        last: float | None = None  # when the last line was printed
 
         def report(count: int) -> None:
+            nonlocal last
             now = time.monotonic()
-            if not last or now - last[0] >= PLAIN_PROGRESS_SECONDS:
-                last[:] = [now]
+            if last is None or now - last >= PLAIN_PROGRESS_SECONDS:
+                last = now
                 err_console.print(f"{label}: {count} documents read ({now - started:.0f} s)",
                                   highlight=False)
         return run(report)

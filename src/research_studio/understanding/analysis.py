@@ -406,12 +406,9 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
         if parts.embedded_question(segment):  # "(a) how backups work" → what is known about it
             # one per action it lists ("how to write X, enable it at boot and view its logs")
             listed = [] if item else serial_questions(text, segment, referent)
-            if not listed and (question := parts.asked_as_it_stands(text, segment)):
-                asked.append(Facet(text=question, source=segment.text))  # "what happens when X"
-                continue
             own = parts.names_its_subject(segment)  # "how coral reefs recover" needs no anchor
-            if not listed and own and (question := parts.direct_question(text, segment)):
-                asked.append(Facet(text=question, source=segment.text))  # "How do coral reefs recover?"
+            if not listed and (question := _clause_question(text, segment, own)):
+                asked.append(Facet(text=question, source=segment.text))
                 continue
             for phrase in listed or [parts.resolve_pronouns(text, segment, referent)]:
                 phrase = parts.clean_phrase(phrase)
@@ -462,12 +459,11 @@ def _unit_facets(text: str, unit: Span, item: bool, phrase: bool, writing: Calla
         return [], [Facet(text=templates["statement_facet"].format(
             facet=statement[:1].lower() + statement[1:] if target[0].pos_ != "PROPN"
             else statement), source=unit.text)]
-    if not item and (question := parts.asked_as_it_stands(text, target)):
-        return [Facet(text=question, source=unit.text)], []  # "I'd like to know what happens when X"
-    # "Explain how MVCC works": the question it embeds, when it needs no anchor (it names
-    # its own subject, or what the text is about)
-    unanchored = parts.names_its_subject(target) or referent.lower() in target.text.lower()
-    if not item and unanchored and (question := parts.direct_question(text, target)):
+    names_subject = parts.names_its_subject(target)  # "how coral reefs recover" needs no anchor
+    # "Explain how MVCC works" when it needs no anchor (it names its own subject, or what
+    # the text is about); "I'd like to know what happens when X" in any case
+    unanchored = names_subject or referent.lower() in target.text.lower()
+    if not item and (question := _clause_question(text, target, unanchored)):
         return [Facet(text=question, source=unit.text)], []
     members = [] if item else parts.listed_nouns(target)
     objects = [p for p in map(parts.clean_phrase, _object_pieces(
@@ -476,10 +472,18 @@ def _unit_facets(text: str, unit: Span, item: bool, phrase: bool, writing: Calla
     sibling = bool(referent) and len(objects) > 1 and any(
         referent.lower() in p.lower() for p in objects)
     key = "action_facet" if target[0].tag_ == "VB" else "phrase_facet"
-    own = sibling or parts.names_its_subject(target)  # "how coral reefs recover" needs no anchor
+    own = sibling or names_subject
     return [Facet(text=templates[key].format(
         facet=piece if own else _anchored(piece, referent, templates)), source=unit.text)
         for piece in objects], []
+
+
+def _clause_question(text: str, clause: Span, unanchored: bool) -> str:
+    """A clause asked about as a question: as it stands when its question word is its
+    subject ("what happens when X"), else, when it needs no anchor, the question it embeds
+    ("how MVCC works" → "How does MVCC work?"); empty otherwise."""
+    return parts.asked_as_it_stands(text, clause) or (
+        parts.direct_question(text, clause) if unanchored else "")
 
 
 def _one_of_the_parts(referent: str, pieces: list[_Piece], writing: Callable[[str], bool] | None) -> bool:

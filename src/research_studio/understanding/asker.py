@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from spacy.tokens import Span, Token
 
-from research_studio.understanding.facets import WH_TAGS, text_of
+from research_studio.understanding.facets import WH_TAGS, asker_possessive, text_of
 
 
 class AboutTheAsker(NamedTuple):
@@ -56,15 +56,13 @@ def about_the_asker(unit: Span) -> list[AboutTheAsker]:
 def _phrase(token: Token) -> Span:
     """A token with the words that hang on it, from the first after the asker's own ("my",
     "our": a search for "my laptop" finds nothing the laptop does not)."""
-    tokens = [t for t in token.subtree if not t.is_punct
-              and not (t.dep_ == "poss" and t.morph.get("Person") == ["1"])]
+    tokens = [t for t in token.subtree if not t.is_punct and not asker_possessive(t)]
     return token.doc[tokens[0].i:tokens[-1].i + 1]
 
 
 def _first_person(token: Token) -> bool:
     """The person asking, alone or as the owner ("I", "we", "my team", "our website")."""
-    return token.morph.get("Person") == ["1"] or any(
-        c.dep_ == "poss" and c.morph.get("Person") == ["1"] for c in token.children)
+    return token.morph.get("Person") == ["1"] or any(asker_possessive(c) for c in token.children)
 
 
 def _names_a_thing(token: Token) -> bool:

@@ -347,6 +347,11 @@ def personal(tokens: list[Token] | Span) -> bool:
     return any(t.morph.get("Person") in (["1"], ["2"]) for t in tokens)
 
 
+def asker_possessive(token: Token) -> bool:
+    """The asker's own "my", "our" before a noun (first person, by morphology)."""
+    return token.dep_ == "poss" and token.morph.get("Person") == ["1"]
+
+
 def shared_object(text: str, members: list[Token]) -> tuple[str, str]:
     """The preposition and object the group shares ("… and solutions to climate change"
     → ("to", "climate change")), attached to a member or to the word that governs it."""
@@ -629,7 +634,7 @@ def noun_phrase(text: str, chunk: Span, keep_article: bool = False) -> str:
         or (keep_article and first.morph.get("PronType") != ["Art"]))
     # nor the asker's own "my", "our" ("my laptop" is about laptops)
     tokens = [t for t in chunk if not (dropped and t.i == first.i) and t not in superlative
-              and not (t.dep_ == "poss" and t.morph.get("Person") == ["1"])]
+              and not asker_possessive(t)]
     following = chunk.end
     while following < len(doc) and doc[following].dep_ == "compound":
         tokens.append(doc[following])
@@ -753,7 +758,7 @@ def asked_reason(text: str, doc: Doc) -> str:
     if first.tag_ != "WRB" or not verb or not subjects:
         return ""
     head = subjects[0]  # its words before it and its complements ("the sea", "the fall of Rome")
-    if set(head.morph.get("Person")) & {"1", "2"}:
+    if personal([head]):
         return ""  # "How can we find the cause?" asks what the asker can do, not a reason
     named = [t for t in head.subtree if t.i <= head.i] + [
         t for c in head.rights if c.dep_ == "prep" for t in c.subtree]
@@ -814,8 +819,8 @@ def _stands_for_items(token: Token) -> bool:
     if (token.pos_ in ("NOUN", "PROPN") and not token.is_stop) \
             or (token.tag_ in WH_TAGS and token.head.dep_ == "relcl"):
         return False  # a content noun, or a relative pronoun ("the organization that killed …")
-    person, number = token.morph.get("Person"), token.morph.get("Number")
-    return not (set(person) & {"1", "2"} or (person == ["3"] and number == ["Sing"]))
+    return not (personal([token]) or (token.morph.get("Person") == ["3"]
+                                      and token.morph.get("Number") == ["Sing"]))
 
 
 def _asked_of_the_object(text: str, span: Span, phrase: list[Token]) -> str:
@@ -840,8 +845,7 @@ def _asked_whether(text: str, span: Span, subject: Token) -> str:
     if fronted is None:
         return text_of(text, list(span))
     opener, moved = fronted
-    rest = [t for t in span if t.i > subject.i and t != moved]
-    words = "".join((verb.lemma_ if t == verb and moved is None else t.text) + t.whitespace_ for t in rest)
+    words = _after_the_opener([t for t in span if t.i > subject.i and t != moved], verb, moved)
     return f"{opener[:1].upper()}{opener[1:]} {{item}} {words}".strip(" ,;:")
 
 
@@ -858,6 +862,12 @@ def _fronted(verb: Token, subject: Token) -> tuple[str, Token | None] | None:
     if verb.tag_ in ("VBZ", "VBP", "VBD") and (forms := getInflection("do", tag=verb.tag_)):
         return forms[0], None
     return None
+
+
+def _after_the_opener(rest: list[Token], verb: Token, moved: Token | None) -> str:
+    """The words that follow what ``_fronted`` put first, the verb in its lemma when "do"
+    took its tense ("fits X" → "fit X")."""
+    return "".join((verb.lemma_ if t == verb and moved is None else t.text) + t.whitespace_ for t in rest)
 
 
 def asked_as_it_stands(text: str, span: Span) -> str:
@@ -903,8 +913,7 @@ def direct_question(text: str, span: Span) -> str:
     asked = [t for t in span if t.i < phrase[0].i]
     rest = [t for t in span if t.i > phrase[-1].i and t != moved and not (t.is_punct and t.i == span.end - 1)]
     words = "".join(t.text + t.whitespace_ for t in asked) + opener + " " \
-        + "".join(t.text + t.whitespace_ for t in phrase) \
-        + "".join((verb.lemma_ if t == verb and moved is None else t.text) + t.whitespace_ for t in rest)
+        + "".join(t.text + t.whitespace_ for t in phrase) + _after_the_opener(rest, verb, moved)
     words = " ".join(words.split()).rstrip(" ,;:")
     return words[:1].upper() + words[1:] + "?"
 
