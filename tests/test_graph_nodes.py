@@ -206,9 +206,14 @@ def test_plan_links_entities_from_the_knowledge_base(kb):
     texts = [s["question_text"] for s in update["sub_questions"]]
     assert update["decomposition_path"] == "deterministic"
     assert texts[0] == QUESTION and 3 <= len(texts) <= 5
-    linked = [t for t in texts[1:] if t.endswith(f" — {QUESTION}")]
-    assert linked, texts  # the question seen through each entity the evidence links to it
-    assert all(t.split(" — ")[0].lower() not in QUESTION.lower() for t in linked)
+    # the question seen through each entity the evidence links to it: searched as the
+    # entity with the question, asked as a question about it
+    linked = [s for s in update["sub_questions"][1:] if s.get("search_query", "").endswith(f" — {QUESTION}")]
+    assert linked, texts
+    entities = [s["search_query"].split(" — ")[0] for s in linked]
+    assert all(e.lower() not in QUESTION.lower() for e in entities)
+    assert [s["question_text"] for s in linked] == \
+        [f"What can we learn from {e} about what causes ocean tides?" for e in entities]
     assert texts[-1] == "What background is needed to understand tides?"
     assert_plan_records(update, ResearchConfig())
 
@@ -219,10 +224,14 @@ def test_plan_follows_the_chain_of_a_nested_question(kb):
                  make_deps("garbage", "garbage", kb=kb))
     texts = [s["question_text"] for s in update["sub_questions"]]
     assert update["decomposition_path"] == "deterministic"
-    assert texts[:2] == [question, "the cloud that comets come from"]  # the anchor, alone
-    hops = texts[2:]
-    assert hops and all(t.endswith(" — What kind of bodies come from the cloud") for t in hops), texts
-    assert "Oort" in {t.split(" — ")[0] for t in hops}  # named by the anchor's evidence
+    # the anchor, alone: asked as a question, searched as the clause
+    assert texts[:2] == [question, "What is the cloud that comets come from?"]
+    assert update["sub_questions"][1]["search_query"] == "the cloud that comets come from"
+    hops = update["sub_questions"][2:]
+    entities = [s["search_query"].removesuffix(" — What kind of bodies come from the cloud") for s in hops]
+    assert "Oort" in entities  # named by the anchor's evidence
+    # the next hop asked of each: the entity in place of the anchor's noun phrase
+    assert [s["question_text"] for s in hops] == [f"What kind of bodies come from {e}?" for e in entities]
     assert all(s["hop_clauses"] == ["What kind of bodies come from the cloud", "comets come from"]
                for s in update["sub_questions"])
     assert_plan_records(update, ResearchConfig())

@@ -41,7 +41,10 @@ class SubQuestionSynthesis(TypedDict, total=False):
 class SubQuestion(TypedDict, total=False):
     sub_question_id: str  # sq_001, sq_002, ...
     parent_question_id: str | None
-    question_text: str
+    question_text: str  # as the reader sees it: a whole question
+    # the words research searches and ranks evidence by, where they differ from the
+    # question shown: a linked entity with the question it is followed for
+    search_query: str
     depth_level: int
     hop_clauses: list[str]  # the nested question's clause chain this sub-question climbs
     priority: float  # 0..1
@@ -145,6 +148,12 @@ class FactSheet(TypedDict, total=False):
 
 
 # ---- reducers --------------------------------------------------------------------------
+def searched_text(sub_question: SubQuestion) -> str:
+    """What research searches and ranks a sub-question's evidence by: its search words
+    when the plan gave it some, else its question."""
+    return sub_question.get("search_query") or sub_question["question_text"]
+
+
 def merge_by_id(key: str):
     """List reducer: entries with the same ``key`` are replaced in place, new ones appended."""
 

@@ -49,7 +49,21 @@ def yes_no_claim(text: str, doc: Doc) -> Claim | None:
     # anything coordinated ("Are A and B both …?") asks of several things, or two questions
     if not asks_yes_or_no(doc) or any(t.dep_ in ("cc", "preconj") for t in doc):
         return None
-    auxiliary = _opening_auxiliary(doc)
+    said = statement_order(text, doc, _opening_auxiliary(doc))
+    # the asker ("Should I …?") asks advice, and "Can you explain …?" is a request
+    if said is None or said[1].morph.get("Person") in (["1"], ["2"]):
+        return None
+    statement, subject, subject_words = said
+    # "it" of "Is it worth buying …" names no subject to read up on
+    return Claim(statement, subject_words if subject.pos_ != "PRON" else "")
+
+
+def statement_order(text: str, doc: Doc, auxiliary: Token) -> tuple[str, Token, str] | None:
+    """The words from ``auxiliary`` (which opens an inverted question, or its part after a
+    question word) to the end in the order of a statement, and the subject: the auxiliary
+    back after its subject, or a "do" that only carries the tense given back to the verb
+    ("does coffee cause dehydration" → "coffee causes dehydration"); with the subject and
+    its words. None without a subject after the auxiliary, or when it was cut short."""
     verb = auxiliary if auxiliary.dep_ == "ROOT" else auxiliary.head
     subject = next((c for c in verb.children if c.dep_ in _SUBJECTS and c.i > auxiliary.i), None)
     if subject is None and verb is auxiliary:
@@ -58,8 +72,7 @@ def yes_no_claim(text: str, doc: Doc) -> Claim | None:
         subject = next((c for c in verb.children if c.dep_ == "attr" and c.pos_ in ("NOUN", "PROPN")
                         and any(o.i > c.i and o.dep_ in ("acomp", "prep", "attr") for o in verb.children)),
                        None)
-    # the asker ("Should I …?") asks advice, and "Can you explain …?" is a request
-    if subject is None or subject.morph.get("Person") in (["1"], ["2"]):
+    if subject is None:
         return None
     words = list(doc[auxiliary.i + 1:max(t.i for t in subject.subtree) + 1])
     end = max(t.i for t in words) + 1
@@ -74,9 +87,7 @@ def yes_no_claim(text: str, doc: Doc) -> Claim | None:
         statement = " ".join(p for p in (text_of(text, words), between, said, tail) if p)
     else:
         statement = " ".join(p for p in (text_of(text, words), auxiliary.lower_, text_of(text, rest)) if p)
-    # "it" of "Is it worth buying …" names no subject to read up on
-    named = text_of(text, words) if subject.pos_ != "PRON" else ""
-    return Claim(clean_phrase(statement), named)
+    return clean_phrase(statement), subject, text_of(text, words)
 
 
 def complement_claim(text: str, doc: Doc) -> Claim | None:

@@ -9,11 +9,22 @@ question alone cannot name.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from research_studio.prompts import load_data
+from research_studio.understanding.embedded import asking_word, embedded_question
+from research_studio.understanding.facets import WH_TAGS
+from research_studio.understanding.parser import parse
 from research_studio.understanding.structure import QuestionKind, QuestionStructure
 
-PlanRow = tuple[str, float, str]  # sub-question, priority, rationale
 K = QuestionKind
+
+
+class PlanRow(NamedTuple):
+    text: str  # the sub-question as the reader sees it
+    priority: float
+    rationale: str
+    query: str = ""  # what research searches, where it differs from the text
 
 
 def _join(words: list[str]) -> str:
@@ -139,3 +150,47 @@ def decompose(structure: QuestionStructure, limit: int) -> list[PlanRow]:
 
 def background_question(topic: str) -> str:
     return load_data("offline_plan")["open"]["background"].format(topic=topic)
+
+
+def linked_question(entity: str, question: str) -> str:
+    """A sub-question that follows a name the evidence links the question to: what the
+    name tells about the question, the question read inside it ("What can we learn from
+    Colin Firth about who played the king in The King's Speech?")."""
+    t = load_data("offline_plan")["linked"]
+    if embedded := embedded_question(question, parse(question)):
+        return t["through_entity"].format(entity=entity, question=embedded)
+    whole = question.rstrip(" .!?") + "?"
+    return t["through_entity_quoted"].format(entity=entity, question=whole)
+
+
+def anchor_question(anchor: str) -> str:
+    """A nested question's innermost clause asked ("the country where X is located" →
+    "What is the country where X is located?"), with "Who" where a personal relative
+    pronoun opens it ("the actress who played Ripley"; tagged WP, where "which", "that"
+    and "where" are WDT or WRB)."""
+    t = load_data("offline_plan")["linked"]
+    doc = parse(anchor)
+    relative = next((tok for tok in doc if tok.tag_ in WH_TAGS), None) if doc is not None else None
+    person = relative is not None and relative.tag_ == "WP"
+    return t["anchor_person" if person else "anchor_thing"].format(anchor=anchor)
+
+
+def next_hop_question(entity: str, structure: QuestionStructure) -> str:
+    """The clause just outside a nested question's anchor, asked of the name found for the
+    anchor: where that clause opens the question, the name takes the anchor's noun
+    phrase ("Who was the first president in the country" → "Who was the first president
+    in Russia?"); otherwise what the name tells about the question."""
+    clauses, anchor = structure.clauses, structure.anchor or ""
+    doc = parse(structure.text)
+    if len(clauses) == 2 and doc is not None and len(doc) \
+            and (asking_word(doc) is not None or doc[0].pos_ == "AUX"):
+        outer = clauses[0]
+        # the anchor's noun phrase ends the outer clause: the longest such word run
+        cuts = [k for k in range(1, len(outer)) if outer[k - 1] == " " and anchor.startswith(outer[k:])]
+        opening = outer[:cuts[0]].rstrip() if cuts else ""
+        # the opening holds the question's main verb: nothing of the question follows the
+        # anchor ("Where did the arguer that … declare …?" does not end at "the arguer")
+        root = next(iter(doc.sents)).root
+        if opening and root.idx + len(root.text) <= len(opening):
+            return f"{opening} {entity}?"
+    return linked_question(entity, structure.as_question)

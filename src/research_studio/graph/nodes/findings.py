@@ -27,7 +27,7 @@ from research_studio.graph.text_analysis import (
     term_overlap,
 )
 from research_studio.knowledge.structure import CODE, Sentence, TextBlock, sentences
-from research_studio.state import Finding, Source, SubQuestion
+from research_studio.state import Finding, Source, SubQuestion, searched_text
 from research_studio.understanding.statements import states_something
 
 # Candidates read per finding wanted: enough to replace a title with the next sentence,
@@ -91,7 +91,7 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
     words alone tie every sentence that says "finally clause", and the encoder tells
     the one that answers how exceptions propagate out of it from the ones that mention it.
     Every sentence of the iteration is embedded in one batch."""
-    question = sub_question["question_text"]
+    question = searched_text(sub_question)
     out: list[Finding] = []
     per_item = [[u for u in whole_units(item.source) if quotable(u)] for item in retrieved]
     texts = [u.text for units in per_item for u in units]
@@ -161,7 +161,7 @@ async def llm_findings(deps: ResearchDeps, sub_question: SubQuestion, retrieved:
                      if u.kind == CODE and u.start <= start < u.end), None)
         if code is not None:  # code is quoted as the code block, not a piece of it
             quote, start = code.text, code.start
-        relevance = term_overlap(sub_question["question_text"], quote)
+        relevance = term_overlap(searched_text(sub_question), quote)
         out.append(Finding(
             finding_id=_finding_id(sub_question["sub_question_id"], item.source["source_id"], start),
             sub_question_id=sub_question["sub_question_id"], text=proposed.statement.strip() or quote,

@@ -10,7 +10,7 @@ from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.domain_synthesis import Similarity, as_matrix, contradiction_graph
 from research_studio.graph.nodes.strategy import follow_up_queries
 from research_studio.graph.text_analysis import content_terms
-from research_studio.state import Finding, ResearchState, SubQuestion
+from research_studio.state import Finding, ResearchState, SubQuestion, searched_text
 
 REFINEMENT_ITERATIONS = 2
 
@@ -67,7 +67,7 @@ async def detect_gaps_node(state: ResearchState, runtime: Runtime[ResearchDeps])
     for sq in sub_questions:
         sq_id = sq["sub_question_id"]
         evidence = " ".join(sources.get(f["source_id"], {}).get("text", "") for f in by_sq[sq_id])
-        missing = sorted(content_terms(sq["question_text"]) - content_terms(evidence))
+        missing = sorted(content_terms(searched_text(sq)) - content_terms(evidence))
         conflicts = conflicting_pairs(by_sq[sq_id], runtime.context.similarity,
                                       config.same_topic_similarity)
         weak = len(by_sq[sq_id]) < config.min_findings or sections[sq_id] < config.min_confidence
@@ -75,7 +75,7 @@ async def detect_gaps_node(state: ResearchState, runtime: Runtime[ResearchDeps])
             continue
         queries = follow_up_queries(sq, by_sq[sq_id], sources, 2, specificity, config.asked_kind_weight)
         if missing:
-            queries.append(f"{sq['question_text']} {' '.join(missing[:3])}")
+            queries.append(f"{searched_text(sq)} {' '.join(missing[:3])}")
         queries = [q for q in dict.fromkeys(queries)
                    if q.lower() not in {d.lower() for d in sq.get("queries_done", [])}]
         gaps.append({"sub_question_id": sq_id, "confidence": sections[sq_id],

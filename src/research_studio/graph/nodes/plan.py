@@ -31,7 +31,13 @@ from research_studio.graph.text_analysis import (
 )
 from research_studio.state import ResearchState, SubQuestion
 from research_studio.understanding import QuestionKind, QuestionStructure, decompose, understand
-from research_studio.understanding.decompose import PlanRow, background_question
+from research_studio.understanding.decompose import (
+    PlanRow,
+    anchor_question,
+    background_question,
+    linked_question,
+    next_hop_question,
+)
 from research_studio.understanding.facets import asks
 from research_studio.understanding.parser import parse
 
@@ -111,8 +117,9 @@ def chain_decomposition(question: str, structure: QuestionStructure, deps: Resea
     parts, anchor = structure.clauses, structure.anchor
     if len(parts) < 2 or anchor is None or deps.kb is None:
         return []
-    plan = [(question, 1.0, "the question itself, researched directly"),
-            (anchor, 0.9, "innermost clause: it names the anchor of the chain")]
+    plan = [PlanRow(question, 1.0, "the question itself, researched directly"),
+            PlanRow(anchor_question(anchor), 0.9,
+                    "innermost clause: it names the anchor of the chain", anchor)]
     hits = deps.kb.search(anchor, k=5)
     # rarity counts linearly here, not squared as for the whole question: the short clause
     # already puts its own passage first
@@ -123,9 +130,10 @@ def chain_decomposition(question: str, structure: QuestionStructure, deps: Resea
         linked = rank_by_kind(structure.asked_kind, linked, deps.similarity)
     linked = distinct_entities(linked)
     for entity in linked[:max(0, config.max_sub_questions - len(plan))]:
-        plan.append((f"{entity} — {parts[-2]}", 0.8,
-                     f"next hop: the anchor's evidence links to {entity}"))
+        plan.append(PlanRow(next_hop_question(entity, structure), 0.8,
+                            f"next hop: the anchor's evidence links to {entity}", f"{entity} — {parts[-2]}"))
     return plan
+
 
 
 def retrieval_decomposition(question: str, structure: QuestionStructure, deps: ResearchDeps,
@@ -133,7 +141,7 @@ def retrieval_decomposition(question: str, structure: QuestionStructure, deps: R
     """The question itself plus the entities the knowledge base links it to
     (retrieval-driven hops), then background on its subject. A question that is not
     English is researched as it stands."""
-    plan = [(structure.as_question, 1.0, "the question itself, researched directly")]
+    plan = [PlanRow(structure.as_question, 1.0, "the question itself, researched directly")]
     if not structure.english:
         return plan
     if deps.kb is not None:
@@ -142,12 +150,13 @@ def retrieval_decomposition(question: str, structure: QuestionStructure, deps: R
                                                    deps.kb.specificity_scorer(),
                                                    asked_kind_weight=config.asked_kind_weight))
         for entity in linked[:max(0, config.max_sub_questions - 2)]:
-            # the question itself, seen through the linked entity: a good query as it stands
-            plan.append((f"{entity} — {question}", 0.7,
-                         f"entity linked to the question in retrieved evidence: {entity}"))
+            # searched as the question itself seen through the linked entity
+            plan.append(PlanRow(linked_question(entity, structure.as_question), 0.7,
+                                f"entity linked to the question in retrieved evidence: {entity}",
+                                f"{entity} — {question}"))
     subject = structure.topic or (structure.entities[0] if structure.entities else "")
     if subject and len(plan) < config.max_sub_questions:
-        plan.append((background_question(subject), 0.5, "background on the main subject"))
+        plan.append(PlanRow(background_question(subject), 0.5, "background on the main subject"))
     return plan[:config.max_sub_questions]
 
 
@@ -171,14 +180,16 @@ def plan_budget(sub_questions: list[SubQuestion], config: ResearchConfig) -> dic
 
 
 def new_sub_question(sq_id: str, text: str, priority: float, rationale: str, strategy: str,
-                     hop_clauses: list[str] | None = None) -> SubQuestion:
-    """A pending sub-question with nothing researched yet; budgets are set by the caller."""
+                     hop_clauses: list[str] | None = None, query: str = "") -> SubQuestion:
+    """A pending sub-question with nothing researched yet; budgets are set by the caller.
+    ``query``: its search words, where they differ from its text."""
     return SubQuestion(
         sub_question_id=sq_id, parent_question_id=None, question_text=text, depth_level=0,
         priority=priority, rationale=rationale, strategy=strategy, status="pending",
         iteration_count=0, finding_ids=[], queued_queries=[], queries_done=[], synthesis=None,
         quality_score=0.0, stop_reason="", created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        **({"hop_clauses": hop_clauses} if hop_clauses else {}))
+        **({"hop_clauses": hop_clauses} if hop_clauses else {}),
+        **({"search_query": query} if query and query != text else {}))
 
 
 def with_budgets(sub_questions: list[SubQuestion], config: ResearchConfig) -> list[SubQuestion]:
@@ -192,9 +203,10 @@ def with_budgets(sub_questions: list[SubQuestion], config: ResearchConfig) -> li
 
 def sub_question_records(plan: list[PlanRow], strategy: str, config: ResearchConfig,
              hop_clauses: list[str] | None, ids: list[str]) -> list[SubQuestion]:
-    return with_budgets([new_sub_question(sq_id, text, priority, rationale, strategy, hop_clauses)
-                         for sq_id, (text, priority, rationale) in zip(ids, plan, strict=True)],
-                        config)
+    rows = [PlanRow(*row) for row in plan]
+    return with_budgets([new_sub_question(sq_id, row.text, row.priority, row.rationale, strategy,
+                                          hop_clauses, row.query)
+                         for sq_id, row in zip(ids, rows, strict=True)], config)
 
 
 async def llm_decomposition(deps: ResearchDeps, question: str, subject: str, config: ResearchConfig,

@@ -40,7 +40,8 @@ def pending_review(state: ResearchState, config: ResearchConfig,
 def edited_plan(decision: PlanDecision, state: ResearchState,
                 config: ResearchConfig) -> list[SubQuestion]:
     """The sub-questions after an edit, budgets shared anew by the edited priorities.
-    A reworded sub-question no longer climbs the nested question's clause chain."""
+    A reworded sub-question no longer climbs the nested question's clause chain, and is
+    searched in the reviewer's words."""
     current = state.get("sub_questions", [])
     used = [*state.get("plan_review_retired_ids", []), *(sq["sub_question_id"] for sq in current)]
     strategy = state.get("decomposition_tree", {}).get("strategy", "")
@@ -54,6 +55,7 @@ def edited_plan(decision: PlanDecision, state: ResearchState,
                 record["question_text"] = text
                 record["rationale"] = f"reworded by the reviewer (was: {before['question_text']})"
                 record.pop("hop_clauses", None)
+                record.pop("search_query", None)
         plan.append(record)
     return with_budgets(plan, config)
 

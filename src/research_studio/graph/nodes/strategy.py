@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.text_analysis import content_terms, hop_terms, linked_entities
-from research_studio.state import Finding, Source, SubQuestion
+from research_studio.state import Finding, Source, SubQuestion, searched_text
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ def follow_up_queries(sub_question: SubQuestion, findings: list[Finding],
     question (and most specific in the collection) that the question does not mention,
     paired with the question terms that evidence did not answer — those of the clause
     just outside the one it answered first, so a chain climbs one hop at a time."""
-    question = sub_question["question_text"]
+    question = searched_text(sub_question)
     chain = sub_question.get("hop_clauses") or [question]  # the clauses the hops climb
     asked = f"{question} {' '.join(chain)}".lower()
     done = {q.lower() for q in sub_question.get("queries_done", [])}
@@ -62,7 +62,7 @@ def select_strategy(sub_question: SubQuestion, iteration: int, findings: list[Fi
     evidence (``follow_up_queries`` with ``max_tasks_per_iteration``)."""
     limit = max(1, config.max_tasks_per_iteration)
     done = {q.lower() for q in sub_question.get("queries_done", [])}
-    breadth = [sub_question["question_text"], *sub_question.get("queued_queries", [])]
+    breadth = [searched_text(sub_question), *sub_question.get("queued_queries", [])]
     breadth = [q for q in dict.fromkeys(breadth) if q.lower() not in done]
     if follow_ups is None:
         follow_ups = follow_up_queries(sub_question, findings, sources, limit, specificity,
@@ -82,5 +82,5 @@ def select_strategy(sub_question: SubQuestion, iteration: int, findings: list[Fi
         unique.setdefault(task.query.lower(), task)
     tasks = list(unique.values())[:limit]
     if web_enabled and iteration == 0 and tasks:
-        tasks = [*tasks[:limit - 1], Task("web", sub_question["question_text"], "breadth")]
+        tasks = [*tasks[:limit - 1], Task("web", searched_text(sub_question), "breadth")]
     return tasks

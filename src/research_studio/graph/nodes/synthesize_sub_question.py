@@ -11,7 +11,7 @@ from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, quote_untrusted
 from research_studio.graph.nodes.schemas import SubAnswerOutput
 from research_studio.graph.text_analysis import term_overlap
-from research_studio.state import Finding, SubQuestion, SubQuestionSynthesis
+from research_studio.state import Finding, SubQuestion, SubQuestionSynthesis, searched_text
 
 
 def rank_findings(question: str, findings: list[Finding]) -> list[Finding]:
@@ -21,7 +21,7 @@ def rank_findings(question: str, findings: list[Finding]) -> list[Finding]:
 
 
 def extractive_synthesis(sub_question: SubQuestion, findings: list[Finding]) -> SubQuestionSynthesis:
-    ranked = rank_findings(sub_question["question_text"], findings)
+    ranked = rank_findings(searched_text(sub_question), findings)
     top = ranked[:3]
     caveats = []
     if not findings:
@@ -52,7 +52,7 @@ class ModelSubAnswer:
         base = extractive_synthesis(sub_question, findings)
         if not findings:
             return base
-        ranked = rank_findings(sub_question["question_text"], findings)[:8]
+        ranked = rank_findings(searched_text(sub_question), findings)[:8]
         listing = "\n".join(quote_untrusted(f"[{i}]", f["text"], 600)
                             for i, f in enumerate(ranked, start=1))
         result = await ask_structured(

@@ -31,7 +31,7 @@ from research_studio.graph.nodes.domain_synthesis import group_by_domain, source
 from research_studio.graph.nodes.schemas import SummaryOutput
 from research_studio.graph.relevance import bridged_claims, claim_relevance, relevant_claims
 from research_studio.graph.text_analysis import content_terms, sentences, similar_text, term_overlap
-from research_studio.state import MARKERS, Claim, ResearchState, Source
+from research_studio.state import MARKERS, Claim, ResearchState, Source, searched_text
 from research_studio.understanding.references import may_refer_to
 from research_studio.understanding.statements import stands_alone
 
@@ -239,7 +239,7 @@ class SummaryInput:
     """What the summary stage integrates: the claims the sections show, and how to cite them."""
 
     question: str
-    asked: list[str]  # the sub-questions' texts
+    asked: list[str]  # what the sub-questions searched (names they asked about are no answer)
     shown_by_sq: list[tuple[dict, list[Claim]]]
     listed: list[Claim]
     citations: Citations
@@ -380,7 +380,8 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
     verified = [c for c in state.get("claims", []) if c.get("status") != "unverified"]
     verified.sort(key=lambda c: -c.get("confidence", 0.0))
     asked = {sq["sub_question_id"]: sq["question_text"] for sq in state.get("sub_questions", [])}
-    relevance = claim_relevance(question, asked, verified, deps.similarity)
+    searched = {sq["sub_question_id"]: searched_text(sq) for sq in state.get("sub_questions", [])}
+    relevance = claim_relevance(question, searched, verified, deps.similarity)
     usable = relevant_claims(verified, relevance, config.claim_min_relevance)
     usable += bridged_claims(question, verified, usable, relevance, config.claim_bridge_min_relevance)
     part_of_finding = {f["finding_id"]: f["sub_question_id"] for f in state.get("findings", [])}
@@ -397,14 +398,14 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
     shown_by_sq: list[tuple[dict, list[Claim]]] = []
     for sq, claims in claims_by_sq:
         restated = restates(claims, listed, config.shown_claim_overlap)
-        shown = select_claims(question, sq["question_text"], claims, quotas[sq["sub_question_id"]],
+        shown = select_claims(question, searched_text(sq), claims, quotas[sq["sub_question_id"]],
                               {s for c in listed for s in c["source_ids"]}, listed, restated, reach,
                               stated_term_weight=config.stated_term_weight)
         listed += shown
         shown_by_sq.append((sq, shown))
     compares = (state.get("question_structure") or {}).get("kind") == "comparison"
     written = await deps.stages.summary.write(deps, SummaryInput(
-        question, list(asked.values()), shown_by_sq, listed, citations, relevance,
+        question, list(searched.values()), shown_by_sq, listed, citations, relevance,
         config.claim_text_min_similarity, config.summary_repeat_overlap, compares))
     summary, status, answer = written.text, written.status, written.short_answer
     query = _clean(state["query"])

@@ -1,0 +1,93 @@
+"""Sub-questions that follow a name the knowledge base links the question to, and the hops
+of a nested question (issue 24: every sub-question a grammatical question). They are
+worded for the reader; their search words stay the name with the question. The questions
+are ordinary ones written for these tests, none from the evaluation files."""
+
+import pytest
+
+from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
+from research_studio.understanding import understand
+from research_studio.understanding.decompose import anchor_question, linked_question, next_hop_question
+from research_studio.understanding.embedded import embedded_question
+from research_studio.understanding.parser import parse
+
+
+@pytest.fixture(scope="module")
+def embed():
+    return MiniLMOnnxEmbeddings().embed_array
+
+
+@pytest.mark.parametrize(("question", "embedded"), [
+    # the question word is the subject, or what a copula asks for: the order stays
+    ("Who directed the film Alien?", "who directed the film Alien"),
+    ("Who is the current president of France?", "who is the current president of France"),
+    # "do" gives its tense back to the verb
+    ("How does caching work?", "how caching works"),
+    ("When did the Roman Empire fall?", "when the Roman Empire fell"),
+    ("How do I set up streaming replication?", "how I set up streaming replication"),
+    # an auxiliary goes back after its subject
+    ("Which index type should I use for full-text search?",
+     "which index type I should use for full-text search"),
+    # a yes/no question is asked "whether"
+    ("Does coffee cause dehydration?", "whether coffee causes dehydration"),
+    ("Is it safe to change shared_buffers on a running server?",
+     "whether it is safe to change shared_buffers on a running server"),
+])
+def test_a_question_reads_inside_another(question, embedded):
+    assert embedded_question(question, parse(question)) == embedded
+
+
+@pytest.mark.parametrize("question", [
+    "How do solar panels work, and are they worth it?",  # two questions
+    "Compare Vim and Emacs. Which one should I learn?",  # two sentences
+    "The treaty was signed in which year?",  # the question word in the middle
+    "",
+])
+def test_a_question_the_parse_cannot_embed_gives_nothing(question):
+    assert embedded_question(question, parse(question)) == ""
+
+
+def test_a_linked_sub_question_asks_what_the_name_tells_about_the_question():
+    assert linked_question("Write-Ahead Logging", "How do I set up streaming replication?") == \
+        "What can we learn from Write-Ahead Logging about how I set up streaming replication?"
+    # not embeddable: the question is given whole, and the sub-question still asks
+    two = "How do solar panels work, and are they worth it?"
+    assert linked_question("photovoltaics", two) == \
+        f"What can we learn from photovoltaics about this question: {two}"
+    assert linked_question("Kant", "Summarise the debate on free will.") == \
+        "What can we learn from Kant about this question: Summarise the debate on free will?"
+
+
+def test_the_next_hop_puts_the_name_found_in_place_of_the_anchor(embed):
+    structure = understand("Which river flows through the city where Mozart was born?", embed)
+    assert structure.clauses == ["Which river flows through the city", "Mozart was born"]
+    assert next_hop_question("Salzburg", structure) == "Which river flows through Salzburg?"
+
+
+def test_a_hop_inside_a_longer_chain_asks_about_the_whole_question(embed):
+    question = "Which river flows through the city where the man who wrote The Magic Flute was born?"
+    structure = understand(question, embed)
+    assert len(structure.clauses) == 3
+    hop = next_hop_question("Salzburg", structure)
+    assert hop.startswith("What can we learn from Salzburg about ") and hop.endswith("?")
+    assert "which river flows through the city" in hop
+
+
+@pytest.mark.parametrize(("anchor", "opening"), [
+    ("the country where the Danube rises", "What is"),
+    ("the river that flows through Vienna", "What is"),
+    ("the novelist who wrote Middlemarch", "Who is"),
+    ("the actress who played Ripley", "Who is"),
+    ("the album's 1971 reissue", "What is"),
+])
+def test_an_anchor_is_asked_with_who_after_a_personal_relative(anchor, opening):
+    assert anchor_question(anchor) == f"{opening} {anchor}?"
+
+
+def test_a_hop_keeps_the_question_whose_verb_follows_the_anchor(embed):
+    question = "Where is the museum that houses the Mona Lisa located?"
+    structure = understand(question, embed)
+    assert structure.clauses[0] == "Where is the museum"
+    hop = next_hop_question("the Louvre", structure)  # not "Where is the Louvre?"
+    assert hop == ("What can we learn from the Louvre about where the museum that houses the Mona Lisa"
+                   " is located?")
