@@ -56,7 +56,7 @@ def plan(question: str, embed) -> tuple[QuestionStructure, str, list[str]]:
     if mode == "flat":
         return structure, mode, [question]
     rows, _ = offline_decomposition(question, structure, SimpleNamespace(kb=None), config)  # type: ignore[arg-type]
-    return structure, mode, [text for text, _, _ in rows]
+    return structure, mode, [row[0] for row in rows]
 
 
 def is_fragment(text: str) -> bool:

@@ -93,7 +93,7 @@ def main() -> None:
         prompt = json.loads(line)["prompt"]
         structure = understand(prompt, embed)
         rows, _ = offline_decomposition(prompt, structure, SimpleNamespace(kb=None), config)  # type: ignore[arg-type]
-        texts = [text for text, _, _ in rows if text != prompt]
+        texts = [row[0] for row in rows if row[0] != prompt]
         question_step += [(prompt, t) for t in texts]
         step_step += [(a, b) for i, a in enumerate(texts) for b in texts[i + 1:]]
         copies += [(prompt, r) for r in restatements(prompt)]
