@@ -488,6 +488,16 @@ def test_first_iteration_searches_the_question_and_refinement_queries():
     assert one == [Task("kb", QUESTION, "breadth")]
 
 
+def test_a_sub_question_with_search_words_is_searched_by_them():
+    """A linked sub-question reads as a question; research searches its name with the
+    question, also on the web."""
+    sub_question = {**SUB_QUESTION, "search_query": f"Moon — {QUESTION}",
+                    "question_text": "What can we learn from the Moon about what causes ocean tides?"}
+    tasks = select_strategy(sub_question, 0, [], {}, ResearchConfig(max_tasks_per_iteration=2),
+                            web_enabled=True)
+    assert [(t.tool, t.query) for t in tasks] == [("kb", f"Moon — {QUESTION}"), ("web", f"Moon — {QUESTION}")]
+
+
 def test_strategy_never_repeats_a_query():
     sub_question = {**SUB_QUESTION, "queries_done": [QUESTION.upper(), "Moon causes"],
                     "queued_queries": ["spring tides"]}

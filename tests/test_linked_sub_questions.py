@@ -62,6 +62,8 @@ def test_the_next_hop_puts_the_name_found_in_place_of_the_anchor(embed):
     structure = understand("Which river flows through the city where Mozart was born?", embed)
     assert structure.clauses == ["Which river flows through the city", "Mozart was born"]
     assert next_hop_question("Salzburg", structure) == "Which river flows through Salzburg?"
+    # the possessive a name was found with is no part of it
+    assert next_hop_question("Salzburg's", structure) == "Which river flows through Salzburg?"
 
 
 def test_a_hop_inside_a_longer_chain_asks_about_the_whole_question(embed):

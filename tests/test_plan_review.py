@@ -36,7 +36,8 @@ def planned_state(config: ResearchConfig | None = None) -> dict:
             "sub_questions": [sub_question("sq_001", "What is React?", 0.9,
                                            hop_clauses=["React"]),
                               sub_question("sq_002", "What is Vue?", 0.8),
-                              sub_question("sq_003", "What is Angular?", 0.8)]}
+                              sub_question("sq_003", "What is Angular?", 0.8,
+                                           search_query="Angular — Compare React, Vue and Angular")]}
 
 
 def pending() -> dict:
@@ -78,6 +79,7 @@ def test_an_edit_rewords_removes_adds_and_shares_the_budget_anew():
     assert plan[0]["question_text"] == "How does Angular handle state?"
     assert "reworded by the reviewer" in plan[0]["rationale"]
     assert plan[1]["hop_clauses"] == ["React"], "an unchanged text keeps its clause chain"
+    assert "search_query" not in plan[0], "a reworded sub-question is searched in the reviewer's words"
     assert plan[2]["rationale"] == "added by the reviewer" and plan[2]["status"] == "pending"
     assert [sq["iteration_budget"] for sq in plan] == allocate_iterations([1.0, 0.2, 0.6], config)
     assert plan[0]["iteration_budget"] > plan[1]["iteration_budget"]

@@ -152,15 +152,21 @@ def background_question(topic: str) -> str:
     return load_data("offline_plan")["open"]["background"].format(topic=topic)
 
 
+def _named(entity: str) -> str:
+    """A linked name as a sub-question names it: without the possessive it was found
+    with ("Jennifer Parker's")."""
+    return entity.removesuffix("'s").removesuffix("’s")
+
+
 def linked_question(entity: str, question: str) -> str:
     """A sub-question that follows a name the evidence links the question to: what the
     name tells about the question, the question read inside it ("What can we learn from
     Colin Firth about who played the king in The King's Speech?")."""
     t = load_data("offline_plan")["linked"]
     if embedded := embedded_question(question, parse(question)):
-        return t["through_entity"].format(entity=entity, question=embedded)
+        return t["through_entity"].format(entity=_named(entity), question=embedded)
     whole = question.rstrip(" .!?") + "?"
-    return t["through_entity_quoted"].format(entity=entity, question=whole)
+    return t["through_entity_quoted"].format(entity=_named(entity), question=whole)
 
 
 def anchor_question(anchor: str) -> str:
@@ -192,5 +198,5 @@ def next_hop_question(entity: str, structure: QuestionStructure) -> str:
         # anchor ("Where did the arguer that … declare …?" does not end at "the arguer")
         root = next(iter(doc.sents)).root
         if opening and root.idx + len(root.text) <= len(opening):
-            return f"{opening} {entity}?"
+            return f"{opening} {_named(entity)}?"
     return linked_question(entity, structure.as_question)
