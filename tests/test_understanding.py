@@ -64,6 +64,23 @@ def test_a_comparison_gets_one_sub_question_per_item(embed, question, items):
 
 
 @pytest.mark.parametrize(("question", "items"), [
+    # a question that offers its answers after a comma compares them, however it reads
+    # ("came out first" reads as history, "has more members" as one fact)
+    ("Which came out first, Dinosaur or Toy Story?", ["Dinosaur", "Toy Story"]),
+    ("Which band has more members, Coldplay or Radiohead?", ["Coldplay", "Radiohead"]),
+    ("Which novelist, Tolstoy or Dickens, wrote longer novels?", ["Tolstoy", "Dickens"]),
+    # the parse hangs a title's own words elsewhere: the alternatives are read as written
+    ("Which was released first, The Godfather or Raging Bull?", ["The Godfather", "Raging Bull"]),
+])
+def test_a_question_that_offers_alternatives_compares_them(embed, question, items):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.items == items
+    assert texts[0] == question  # asked itself, each alternative researched beside it
+    for item in items:
+        assert any(item in t and not any(o in t for o in items if o != item) for t in texts), item
+
+
+@pytest.mark.parametrize(("question", "items"), [
     # names the tagger reads as a verb or a determiner
     ("Compare Elm and Go for writing web front ends", ["Elm", "Go"]),
     ("How does MongoDB differ from Cassandra in consistency?", ["MongoDB", "Cassandra"]),

@@ -10,6 +10,7 @@ question with no structure to split.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import NamedTuple
 
 from spacy.tokens import Doc, Span, Token
@@ -40,7 +41,7 @@ from research_studio.understanding.kinds import (
 )
 from research_studio.understanding.lists import ListItem, list_items
 from research_studio.understanding.parser import parse
-from research_studio.understanding.serial import serial_members, serial_questions
+from research_studio.understanding.serial import opens_a_question, serial_members, serial_questions
 from research_studio.understanding.structure import Facet, QuestionKind, QuestionStructure
 from research_studio.understanding.subject import heading_subject, ranked_subjects
 
@@ -89,6 +90,7 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
             listed = attribute_lists(doc, groups, embed)
             groups = [g for g in groups if not any(g is a for a in listed)] or groups
     group = max(groups, key=len) if groups else []
+    offered = _offered_as_answers(group) if len(group) >= 2 else []
     nested = chain(doc, text)
     held = parts.positions(text, doc)
     asks_itself = bool(segments) and parts.asks(segments[0])
@@ -147,9 +149,17 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
             else _aspect_facets(text, group, owned)
         if len(aspects) >= 2:
             return QuestionStructure(kind=K.MULTI_FACETED, facets=aspects, topic=owned, **common)
+    if offered and not _compared(group, intent) and (alternatives := _offered_phrases(text, offered)):
+        grouped = {t.i for m in offered for t in m.subtree}
+        return QuestionStructure(kind=K.COMPARISON, items=alternatives,
+                                 topic=parts.topic(text, doc, grouped), **common)
     if len(group) >= 2 and _compared(group, intent) \
             and not (brief and len(facets) >= 2 and not _asks_of_each(text, segments, group)):
-        return _comparison(text, doc, group, segments, common, embed)
+        compared = _comparison(text, doc, group, segments, common, embed)
+        alternatives = _offered_phrases(text, offered) if offered else []
+        if len(alternatives) == len(compared.items):  # the names as written ("Raging Bull")
+            compared = replace(compared, items=alternatives)
+        return compared
     pair = parts.contrasted_pair(doc, opening_only=intent == K.EVALUATIVE) \
         if len(group) < 2 and intent in (K.COMPARISON, K.EVALUATIVE) and not brief else []
     if pair:  # "How does A differ from B?", "A vs. B for X?", "A vs. B: which should I pick?"
@@ -227,6 +237,48 @@ def _listed_actions(text: str, segment: Span, topic: str, asks: bool) -> list[st
     cut = verb.idx + len(verb.text) - segment.start_char
     template = load_data("offline_plan")["multi_faceted"]["phrase_facet"]
     return [template.format(facet=q[cut:].strip()) for q in listed]
+
+
+def _offered_as_answers(group: list) -> list:
+    """The members a question that opens with its question word offers as its answers,
+    set off by a comma or colon and joined by "or": "Which came out first, A or B?",
+    "Which novelist, A or B, wrote …?", and "Which is better for beginners, A or B?",
+    where the parser coordinates "beginners" with the names. Answering it compares them,
+    whatever the question reads like ("came out first" reads as history). Empty for any
+    other group."""
+    doc = group[0].doc
+    starts = [min(t.i for t in m.subtree) for m in group]
+    offered = next((k for k, start in enumerate(starts)
+                    if start > 0 and doc[start - 1].text in (",", ":", "--", "—")), None)
+    # only a question word that asks for a thing ("which", "who", "what", "whose") has
+    # answers to offer: "Why do people prefer A, B or C?" lists what they prefer
+    if offered is None or len(group) - offered < 2 or not any(
+            opens_a_question(t) and t.tag_ != "WRB" for t in doc[:starts[offered]]):
+        return []
+    # joined by "or" alone: an "and" between them is inside a name ("Bedknobs and
+    # Broomsticks or …") or adds rather than offers
+    joins = [t for t in doc[starts[offered]:max(m.i for m in group)] if t.pos_ == "CCONJ"]
+    return group[offered:] if joins and all(parts.disjunction(t) for t in joins) else []
+
+
+def _offered_phrases(text: str, offered: list) -> list[str]:
+    """The alternatives a question offers as written: the words from the first to the
+    punctuation after the last, cut at each "or" and each comma between them ("The Climb
+    or Voices of Iraq", "Bedknobs and Broomsticks or The Muppet Christmas Carol"), where
+    the parse hangs a name's own words elsewhere; a lower-case article is no part of one.
+    Empty when a piece names nothing."""
+    doc = offered[0].doc
+    first, last = min(t.i for t in offered[0].subtree), max(m.i for m in offered)
+    end = next((t.i for t in doc[last + 1:] if t.is_punct and t.text not in "-'’&"), len(doc))
+    pieces: list[list[Token]] = [[]]
+    for token in doc[first:end]:
+        if (parts.disjunction(token) or token.text == ",") and token.i < last:
+            pieces.append([])
+        elif not (token.pos_ == "DET" and token.text.islower() and not pieces[-1]):
+            pieces[-1].append(token)
+    if not all(any(t.pos_ in ("NOUN", "PROPN", "NUM") for t in piece) for piece in pieces):
+        return []
+    return [parts.text_of(text, piece) for piece in pieces]
 
 
 def _compared(group: list, intent: str | None) -> bool:

@@ -14,19 +14,14 @@ from __future__ import annotations
 from spacy.tokens import Doc, Token
 
 from research_studio.understanding.claim import asks_yes_or_no, statement_order
-from research_studio.understanding.facets import CLAUSE_SUBJECTS, WH_TAGS, clean_phrase, text_of
+from research_studio.understanding.facets import CLAUSE_SUBJECTS, clean_phrase, text_of
+from research_studio.understanding.serial import opens_a_question
 
 
 def asking_word(doc: Doc) -> Token | None:
     """The question word that opens the question, alone or after a preposition ("In what
     city …")."""
-    opening = doc[:2]
-    first = opening[0]
-    if first.tag_ in WH_TAGS:
-        return first
-    if first.pos_ == "ADP" and len(opening) > 1 and opening[1].tag_ in WH_TAGS:
-        return opening[1]
-    return None
+    return next((t for t in doc[:2] if opens_a_question(t)), None)
 
 
 def _auxiliary_after(asking: Token, root: Token) -> Token | None:

@@ -112,7 +112,8 @@ def chain_decomposition(question: str, structure: QuestionStructure, deps: Resea
                         config: ResearchConfig) -> list[PlanRow]:
     """A nested question ("the county where the city where X was born is located") is a
     chain of hops: research its innermost clause alone (it names the anchor), and the next
-    clause out through each entity that clause's evidence links to. Empty when the
+    clause out through each entity that clause's evidence links to, each asked as a
+    question and searched as the clause (with the entity). Empty when the
     question has no nested clause or there is no knowledge base to link through."""
     parts, anchor = structure.clauses, structure.anchor
     if len(parts) < 2 or anchor is None or deps.kb is None:
@@ -133,7 +134,6 @@ def chain_decomposition(question: str, structure: QuestionStructure, deps: Resea
         plan.append(PlanRow(next_hop_question(entity, structure), 0.8,
                             f"next hop: the anchor's evidence links to {entity}", f"{entity} — {parts[-2]}"))
     return plan
-
 
 
 def retrieval_decomposition(question: str, structure: QuestionStructure, deps: ResearchDeps,
