@@ -63,6 +63,12 @@ def test_a_comparison_gets_one_sub_question_per_item(embed, question, items):
         assert any(all(item in t for item in items) for t in texts)
 
 
+def test_the_alternatives_are_compared_for_what_the_question_names_before_them(embed):
+    structure, texts = plan_of("Which is better for beginners, Ruby or Go?", embed)
+    assert structure.items == ["Ruby", "Go"] and structure.purpose == " for beginners"
+    assert "What is known about Ruby for beginners?" in texts
+
+
 @pytest.mark.parametrize(("question", "items"), [
     # a question that offers its answers after a comma compares them, however it reads
     # ("came out first" reads as history, "has more members" as one fact)
@@ -71,6 +77,10 @@ def test_a_comparison_gets_one_sub_question_per_item(embed, question, items):
     ("Which novelist, Tolstoy or Dickens, wrote longer novels?", ["Tolstoy", "Dickens"]),
     # the parse hangs a title's own words elsewhere: the alternatives are read as written
     ("Which was released first, The Godfather or Raging Bull?", ["The Godfather", "Raging Bull"]),
+    # the parse coordinates what comes before the comma with the names: no item
+    ("Which is healthier, rice or pasta?", ["rice", "pasta"]),
+    ("Which is the quickest way to learn chess, books or videos?", ["books", "videos"]),
+    ("Which country has more islands, Sweden or Norway?", ["Sweden", "Norway"]),
 ])
 def test_a_question_that_offers_alternatives_compares_them(embed, question, items):
     structure, texts = plan_of(question, embed)

@@ -149,13 +149,18 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
             else _aspect_facets(text, group, owned)
         if len(aspects) >= 2:
             return QuestionStructure(kind=K.MULTI_FACETED, facets=aspects, topic=owned, **common)
+    # alternatives a question offers that no reading of its kind compares ("Which came out
+    # first, A or B?" reads as history): each researched beside the question
     if offered and not _compared(group, intent) and (alternatives := _offered_phrases(text, offered)):
         grouped = {t.i for m in offered for t in m.subtree}
         return QuestionStructure(kind=K.COMPARISON, items=alternatives,
                                  topic=parts.topic(text, doc, grouped), **common)
     if len(group) >= 2 and _compared(group, intent) \
             and not (brief and len(facets) >= 2 and not _asks_of_each(text, segments, group)):
-        compared = _comparison(text, doc, group, segments, common, embed)
+        # the parse coordinates the words before the offered names with them ("Which is
+        # better for beginners, A or B?"): those words are what they are compared for
+        compared = _comparison(text, doc, offered or group, segments, common, embed,
+                               _before_the_offer(text, group, offered))
         alternatives = _offered_phrases(text, offered) if offered else []
         if len(alternatives) == len(compared.items):  # the names as written ("Raging Bull")
             compared = replace(compared, items=alternatives)
@@ -312,8 +317,20 @@ def _owner_complement(group: list) -> bool:
     return any(c.dep_ == "prep" and c.lower_ == "of" for m in group for c in m.children)
 
 
+def _before_the_offer(text: str, group: list, offered: list) -> str:
+    """The phrase the parse coordinated with the offered names, when a preposition
+    relates it (" for beginners" of "Which is better for beginners, A or B?"); empty
+    otherwise ("Which language has more speakers, A or B?": what is compared, asked in
+    the question itself)."""
+    if not offered or offered[0] is group[0] or group[0].dep_ != "pobj":
+        return ""
+    preposition = group[0].head
+    words = [t for t in preposition.subtree if t.i < min(u.i for u in offered[0].subtree) and not t.is_punct]
+    return " " + parts.text_of(text, words) if words else ""
+
+
 def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: dict,
-                embed: Embed | None) -> QuestionStructure:
+                embed: Embed | None, purpose_before: str = "") -> QuestionStructure:
     asked_at = parts.asked_after(group)
     if asked_at is not None:  # "A vs B: which should I use …?" is asked itself
         common = {**common, "asks_itself": True}
@@ -329,7 +346,7 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
         if parts.asks(segment) and not {t.i for t in segment} & grouped:
             facets.append(Facet(text=_as_question(parts.per_item(text, segment)),
                                 source=segment.text))
-    purpose = parts.purpose_phrase(text, doc, compared)
+    purpose = parts.purpose_phrase(text, doc, compared) or purpose_before
     listed = compared_on(text, doc, compared, embed, asked_at.i if asked_at is not None else None) \
         if embed is not None else None
     each = listed is not None and bool(listed.dimensions)  # attributes compared one by one
