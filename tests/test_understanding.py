@@ -63,6 +63,13 @@ def test_a_comparison_gets_one_sub_question_per_item(embed, question, items):
         assert any(all(item in t for item in items) for t in texts)
 
 
+def test_a_question_about_the_items_that_names_none_is_asked_of_each(embed):
+    structure, texts = plan_of("Compare Nginx and Caddy: what are the trade-offs?", embed)
+    assert structure.items == ["Nginx", "Caddy"]
+    assert texts[:2] == ["As for Nginx, what are the trade-offs?", "As for Caddy, what are the trade-offs?"]
+    assert_questions(texts)
+
+
 def test_the_alternatives_are_compared_for_what_the_question_names_before_them(embed):
     structure, texts = plan_of("Which is better for beginners, Ruby or Go?", embed)
     assert structure.items == ["Ruby", "Go"] and structure.purpose == " for beginners"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from research_studio.prompts import load_data
-from research_studio.understanding.embedded import asking_word, embedded_question
+from research_studio.understanding.embedded import asking_word, embedded_question, lowered_opening
 from research_studio.understanding.facets import WH_TAGS
 from research_studio.understanding.parser import parse
 from research_studio.understanding.structure import QuestionKind, QuestionStructure
@@ -46,7 +46,7 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
         if s.facets and "{item}" in s.facets[0].text:  # "what is each one good for?"
             text = s.facets[0].text.format(item=item)
         elif s.facets:  # another question about the items: asked of each
-            text = f"{s.facets[0].text.rstrip('?')} — for {item}?"
+            text = t["item_facet"].format(item=item, facet=_lowered_question(s.facets[0].text))
         elif dims:
             text = t["item_with_dimensions"].format(item=item, dimensions=dims, purpose=s.purpose)
         elif asking:
@@ -64,6 +64,12 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
         rows.append((contrast.format(items=_join(s.items), dimensions=dims, purpose=s.purpose),
                      0.8, "how the compared items differ"))
     return rows
+
+
+def _lowered_question(question: str) -> str:
+    """A question set after a fronted phrase ("What are …" → "what are …")."""
+    doc = parse(question)
+    return lowered_opening(question, doc[0]) if doc is not None and len(doc) else question
 
 
 def _facets(s: QuestionStructure, limit: int) -> list[PlanRow]:

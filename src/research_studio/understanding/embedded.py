@@ -36,8 +36,9 @@ def _auxiliary_after(asking: Token, root: Token) -> Token | None:
     return None
 
 
-def _lowered(text: str, first: Token) -> str:
-    """The question's first word in lower case, unless it is a name or an acronym."""
+def lowered_opening(text: str, first: Token) -> str:
+    """``text`` with its first word (``first``) in lower case, unless it is a name or
+    written in capitals (an acronym, "I")."""
     if first.pos_ == "PROPN" or first.ent_type_ or first.text.isupper():
         return text
     return text[:1].lower() + text[1:]
@@ -73,12 +74,12 @@ def embedded_question(text: str, doc: Doc | None) -> str:
         if asking is None:
             return ""
         if _asks_with_subject(asking, root):  # "who directed Alien"
-            return _lowered(clean_phrase(text_of(text, list(doc))), doc[0])
+            return lowered_opening(clean_phrase(text_of(text, list(doc))), doc[0])
         auxiliary = _auxiliary_after(asking, root)
         subject = next((c for c in root.children if c.dep_ in CLAUSE_SUBJECTS and c.i > asking.i), None)
         if auxiliary is None or subject is None or subject.left_edge.i != auxiliary.i + 1:
             return ""  # something other than the subject follows the auxiliary ("is located the city …")
-        opening = _lowered(text_of(text, list(doc[:auxiliary.i])), doc[0])
+        opening = lowered_opening(text_of(text, list(doc[:auxiliary.i])), doc[0])
     said = statement_order(text, doc, auxiliary)
     # "were the bands X and Y from the U.S." read "from the U.S." into the subject: nothing
     # is left to say of it
