@@ -4,7 +4,7 @@ causes, its history, or the options it weighs.
 
 Chains, single facts and open questions are decomposed against the knowledge base
 (``graph/nodes/plan.py``): their parts are the entities the evidence links to, which the
-question alone cannot name.
+question alone cannot name; the wording of those parts as questions is here.
 """
 
 from __future__ import annotations
