@@ -7,7 +7,7 @@ import pytest
 
 from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
 from research_studio.understanding import understand
-from research_studio.understanding.decompose import anchor_question, linked_question, next_hop_question
+from research_studio.understanding.decompose import anchor_question, linked_questions, next_hop_questions
 from research_studio.understanding.embedded import embedded_question
 from research_studio.understanding.parser import parse
 
@@ -48,29 +48,29 @@ def test_a_question_the_parse_cannot_embed_gives_nothing(question):
 
 
 def test_a_linked_sub_question_asks_what_the_name_tells_about_the_question():
-    assert linked_question("Write-Ahead Logging", "How do I set up streaming replication?") == \
-        "What can we learn from Write-Ahead Logging about how I set up streaming replication?"
+    assert linked_questions(["Write-Ahead Logging"], "How do I set up streaming replication?") == \
+        ["What can we learn from Write-Ahead Logging about how I set up streaming replication?"]
     # not embeddable: the question is given whole, and the sub-question still asks
     two = "How do solar panels work, and are they worth it?"
-    assert linked_question("photovoltaics", two) == \
-        f"What can we learn from photovoltaics about this question: {two}"
-    assert linked_question("Kant", "Summarise the debate on free will.") == \
-        "What can we learn from Kant about this question: Summarise the debate on free will?"
+    assert linked_questions(["photovoltaics"], two) == \
+        [f"What can we learn from photovoltaics about this question: {two}"]
+    assert linked_questions(["Kant"], "Summarise the debate on free will.") == \
+        ["What can we learn from Kant about this question: Summarise the debate on free will?"]
 
 
 def test_the_next_hop_puts_the_name_found_in_place_of_the_anchor(embed):
     structure = understand("Which river flows through the city where Mozart was born?", embed)
     assert structure.clauses == ["Which river flows through the city", "Mozart was born"]
-    assert next_hop_question("Salzburg", structure) == "Which river flows through Salzburg?"
+    assert next_hop_questions(["Salzburg"], structure) == ["Which river flows through Salzburg?"]
     # the possessive a name was found with is no part of it
-    assert next_hop_question("Salzburg's", structure) == "Which river flows through Salzburg?"
+    assert next_hop_questions(["Salzburg's"], structure) == ["Which river flows through Salzburg?"]
 
 
 def test_a_hop_inside_a_longer_chain_asks_about_the_whole_question(embed):
     question = "Which river flows through the city where the man who wrote The Magic Flute was born?"
     structure = understand(question, embed)
     assert len(structure.clauses) == 3
-    hop = next_hop_question("Salzburg", structure)
+    [hop] = next_hop_questions(["Salzburg"], structure)
     assert hop.startswith("What can we learn from Salzburg about ") and hop.endswith("?")
     assert "which river flows through the city" in hop
 
@@ -90,6 +90,6 @@ def test_a_hop_keeps_the_question_whose_verb_follows_the_anchor(embed):
     question = "Where is the museum that houses the Mona Lisa located?"
     structure = understand(question, embed)
     assert structure.clauses[0] == "Where is the museum"
-    hop = next_hop_question("the Louvre", structure)  # not "Where is the Louvre?"
+    [hop] = next_hop_questions(["the Louvre"], structure)  # not "Where is the Louvre?"
     assert hop == ("What can we learn from the Louvre about where the museum that houses the Mona Lisa"
                    " is located?")

@@ -16,7 +16,7 @@ from research_studio.knowledge.structure import (
     find_blocks,
     sentences,
 )
-from research_studio.understanding.names import names_of_each
+from research_studio.understanding.names import names_of_each, without_possessive
 from research_studio.understanding.parser import parse
 
 NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
@@ -204,7 +204,7 @@ def distinct_entities(names: list[str]) -> list[str]:
     research the same thing twice."""
     kept: list[tuple[str, set[str]]] = []
     for name in names:
-        words = {w.removesuffix("'s").removesuffix("’s") for w in name.lower().split()}
+        words = {without_possessive(w) for w in name.lower().split()}
         if not any(words <= other or other <= words for _, other in kept):
             kept.append((name, words))
     return [name for name, _ in kept]

@@ -151,11 +151,12 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
             return QuestionStructure(kind=K.MULTI_FACETED, facets=aspects, topic=owned, **common)
     # alternatives a question offers that no reading of its kind compares ("Which came out
     # first, A or B?" reads as history): each researched beside the question
-    if offered and not _compared(group, intent) and (alternatives := _offered_phrases(text, offered)):
+    compared_group = len(group) >= 2 and _compared(group, intent)
+    if offered and not compared_group and (alternatives := _offered_phrases(text, offered)):
         grouped = {t.i for m in offered for t in m.subtree}
         return QuestionStructure(kind=K.COMPARISON, items=alternatives,
                                  topic=parts.topic(text, doc, grouped), **common)
-    if len(group) >= 2 and _compared(group, intent) \
+    if compared_group \
             and not (brief and len(facets) >= 2 and not _asks_of_each(text, segments, group)):
         # the parse coordinates the words before the offered names with them ("Which is
         # better for beginners, A or B?"): those words are what they are compared for
@@ -252,7 +253,7 @@ def _offered_as_answers(group: list) -> list:
     whatever the question reads like ("came out first" reads as history). Empty for any
     other group."""
     doc = group[0].doc
-    starts = [min(t.i for t in m.subtree) for m in group]
+    starts = [m.left_edge.i for m in group]
     offered = next((k for k, start in enumerate(starts)
                     if start > 0 and doc[start - 1].text in (",", ":", "--", "—")), None)
     # only a question word that asks for a thing ("which", "who", "what", "whose") has
@@ -273,7 +274,7 @@ def _offered_phrases(text: str, offered: list) -> list[str]:
     the parse hangs a name's own words elsewhere; a lower-case article is no part of one.
     Empty when a piece names nothing."""
     doc = offered[0].doc
-    first, last = min(t.i for t in offered[0].subtree), max(m.i for m in offered)
+    first, last = offered[0].left_edge.i, max(m.i for m in offered)
     end = next((t.i for t in doc[last + 1:] if t.is_punct and t.text not in "-'’&"), len(doc))
     pieces: list[list[Token]] = [[]]
     for token in doc[first:end]:
@@ -325,7 +326,7 @@ def _before_the_offer(text: str, group: list, offered: list) -> str:
     if not offered or offered[0] is group[0] or group[0].dep_ != "pobj":
         return ""
     preposition = group[0].head
-    words = [t for t in preposition.subtree if t.i < min(u.i for u in offered[0].subtree) and not t.is_punct]
+    words = [t for t in preposition.subtree if t.i < offered[0].left_edge.i and not t.is_punct]
     return " " + parts.text_of(text, words) if words else ""
 
 

@@ -19,6 +19,14 @@ from research_studio.understanding.facets import CLAUSE_SUBJECTS, WH_TAGS, clean
 _SUBJECTS = ("nsubj", "nsubjpass", "expl")
 
 
+class Statement(NamedTuple):
+    """A question's words in the order of a statement, with its subject."""
+
+    text: str
+    subject: Token
+    subject_words: str  # the words from the auxiliary to the subject's last
+
+
 class Claim(NamedTuple):
     """The statement a yes/no question asks about, and its subject."""
 
@@ -51,19 +59,18 @@ def yes_no_claim(text: str, doc: Doc) -> Claim | None:
         return None
     said = statement_order(text, doc, _opening_auxiliary(doc))
     # the asker ("Should I …?") asks advice, and "Can you explain …?" is a request
-    if said is None or said[1].morph.get("Person") in (["1"], ["2"]):
+    if said is None or said.subject.morph.get("Person") in (["1"], ["2"]):
         return None
-    statement, subject, subject_words = said
     # "it" of "Is it worth buying …" names no subject to read up on
-    return Claim(statement, subject_words if subject.pos_ != "PRON" else "")
+    return Claim(said.text, said.subject_words if said.subject.pos_ != "PRON" else "")
 
 
-def statement_order(text: str, doc: Doc, auxiliary: Token) -> tuple[str, Token, str] | None:
+def statement_order(text: str, doc: Doc, auxiliary: Token) -> Statement | None:
     """The words from ``auxiliary`` (which opens an inverted question, or its part after a
     question word) to the end in the order of a statement, and the subject: the auxiliary
     back after its subject, or a "do" that only carries the tense given back to the verb
-    ("does coffee cause dehydration" → "coffee causes dehydration"); with the subject and
-    its words. None without a subject after the auxiliary, or when it was cut short."""
+    ("does coffee cause dehydration" → "coffee causes dehydration"). None without a subject
+    after the auxiliary, or when it was cut short."""
     verb = auxiliary if auxiliary.dep_ == "ROOT" else auxiliary.head
     subject = next((c for c in verb.children if c.dep_ in _SUBJECTS and c.i > auxiliary.i), None)
     if subject is None and verb is auxiliary:
@@ -87,7 +94,7 @@ def statement_order(text: str, doc: Doc, auxiliary: Token) -> tuple[str, Token, 
         statement = " ".join(p for p in (text_of(text, words), between, said, tail) if p)
     else:
         statement = " ".join(p for p in (text_of(text, words), auxiliary.lower_, text_of(text, rest)) if p)
-    return clean_phrase(statement), subject, text_of(text, words)
+    return Statement(clean_phrase(statement), subject, text_of(text, words))
 
 
 def complement_claim(text: str, doc: Doc) -> Claim | None:

@@ -14,6 +14,7 @@ from typing import NamedTuple
 from research_studio.prompts import load_data
 from research_studio.understanding.embedded import asking_word, embedded_question, lowered_opening
 from research_studio.understanding.facets import WH_TAGS
+from research_studio.understanding.names import without_possessive
 from research_studio.understanding.parser import parse
 from research_studio.understanding.structure import QuestionKind, QuestionStructure
 
@@ -158,21 +159,17 @@ def background_question(topic: str) -> str:
     return load_data("offline_plan")["open"]["background"].format(topic=topic)
 
 
-def _named(entity: str) -> str:
-    """A linked name as a sub-question names it: without the possessive it was found
-    with ("Jennifer Parker's")."""
-    return entity.removesuffix("'s").removesuffix("’s")
-
-
-def linked_question(entity: str, question: str) -> str:
-    """A sub-question that follows a name the evidence links the question to: what the
+def linked_questions(entities: list[str], question: str) -> list[str]:
+    """The sub-questions that follow names the evidence links the question to: what each
     name tells about the question, the question read inside it ("What can we learn from
-    Colin Firth about who played the king in The King's Speech?")."""
+    Colin Firth about who played the king in The King's Speech?"). The question is parsed
+    once for all of them."""
     t = load_data("offline_plan")["linked"]
+    names = [without_possessive(entity) for entity in entities]
     if embedded := embedded_question(question, parse(question)):
-        return t["through_entity"].format(entity=_named(entity), question=embedded)
+        return [t["through_entity"].format(entity=name, question=embedded) for name in names]
     whole = question.rstrip(" .!?") + "?"
-    return t["through_entity_quoted"].format(entity=_named(entity), question=whole)
+    return [t["through_entity_quoted"].format(entity=name, question=whole) for name in names]
 
 
 def anchor_question(anchor: str) -> str:
@@ -187,22 +184,30 @@ def anchor_question(anchor: str) -> str:
     return t["anchor_person" if person else "anchor_thing"].format(anchor=anchor)
 
 
-def next_hop_question(entity: str, structure: QuestionStructure) -> str:
-    """The clause just outside a nested question's anchor, asked of the name found for the
-    anchor: where that clause opens the question, the name takes the anchor's noun
+def next_hop_questions(entities: list[str], structure: QuestionStructure) -> list[str]:
+    """The clause just outside a nested question's anchor, asked of each name found for
+    the anchor: where that clause opens the question, the name takes the anchor's noun
     phrase ("Who was the first president in the country" → "Who was the first president
     in Russia?"); otherwise what the name tells about the question."""
+    if opening := _outer_opening(structure):
+        return [f"{opening} {without_possessive(entity)}?" for entity in entities]
+    return linked_questions(entities, structure.as_question)
+
+
+def _outer_opening(structure: QuestionStructure) -> str:
+    """The outer clause of a two-clause question without the anchor's noun phrase that
+    ends it ("Who was the first president in"), when it opens the question and holds its
+    main verb; empty otherwise."""
     clauses, anchor = structure.clauses, structure.anchor or ""
     doc = parse(structure.text)
-    if len(clauses) == 2 and doc is not None and len(doc) \
-            and (asking_word(doc) is not None or doc[0].pos_ == "AUX"):
-        outer = clauses[0]
-        # the anchor's noun phrase ends the outer clause: the longest such word run
-        cuts = [k for k in range(1, len(outer)) if outer[k - 1] == " " and anchor.startswith(outer[k:])]
-        opening = outer[:cuts[0]].rstrip() if cuts else ""
-        # the opening holds the question's main verb: nothing of the question follows the
-        # anchor ("Where did the arguer that … declare …?" does not end at "the arguer")
-        root = next(iter(doc.sents)).root
-        if opening and root.idx + len(root.text) <= len(opening):
-            return f"{opening} {_named(entity)}?"
-    return linked_question(entity, structure.as_question)
+    if len(clauses) != 2 or doc is None or not len(doc) \
+            or (asking_word(doc) is None and doc[0].pos_ != "AUX"):
+        return ""
+    outer = clauses[0]
+    # the anchor's noun phrase ends the outer clause: the longest such word run
+    cuts = [k for k in range(1, len(outer)) if outer[k - 1] == " " and anchor.startswith(outer[k:])]
+    opening = outer[:cuts[0]].rstrip() if cuts else ""
+    # the opening holds the question's main verb: nothing of the question follows the
+    # anchor ("Where did the arguer that … declare …?" does not end at "the arguer")
+    root = next(iter(doc.sents)).root
+    return opening if opening and root.idx + len(root.text) <= len(opening) else ""

@@ -83,6 +83,6 @@ def embedded_question(text: str, doc: Doc | None) -> str:
     said = statement_order(text, doc, auxiliary)
     # "were the bands X and Y from the U.S." read "from the U.S." into the subject: nothing
     # is left to say of it
-    if said is None or said[0].endswith(f" {auxiliary.lower_}"):
+    if said is None or said.text.endswith(f" {auxiliary.lower_}"):
         return ""
-    return f"{opening} {said[0]}"
+    return f"{opening} {said.text}"

@@ -123,6 +123,12 @@ def names_of_each(texts: Sequence[str]) -> list[tuple[str, ...]]:
     return [known[t] for t in texts]
 
 
+def without_possessive(name: str) -> str:
+    """A name without the possessive it was written with ("Einstein's", "Jennifer
+    Parker’s")."""
+    return name.removesuffix("'s").removesuffix("’s")
+
+
 def entities(text: str, limit: int = 12) -> list[str]:
     """The names of ``text``, most often named first (longer first on ties)."""
     counts = Counter(names_of_each([text])[0])

@@ -35,8 +35,8 @@ from research_studio.understanding.decompose import (
     PlanRow,
     anchor_question,
     background_question,
-    linked_question,
-    next_hop_question,
+    linked_questions,
+    next_hop_questions,
 )
 from research_studio.understanding.facets import asks
 from research_studio.understanding.parser import parse
@@ -129,10 +129,10 @@ def chain_decomposition(question: str, structure: QuestionStructure, deps: Resea
                              asked_kind_weight=config.asked_kind_weight)
     if structure.asked_kind:  # "the country where …": follow the names that read like a country
         linked = rank_by_kind(structure.asked_kind, linked, deps.similarity)
-    linked = distinct_entities(linked)
-    for entity in linked[:max(0, config.max_sub_questions - len(plan))]:
-        plan.append(PlanRow(next_hop_question(entity, structure), 0.8,
-                            f"next hop: the anchor's evidence links to {entity}", f"{entity} — {parts[-2]}"))
+    hops = distinct_entities(linked)[:max(0, config.max_sub_questions - len(plan))]
+    for entity, text in zip(hops, next_hop_questions(hops, structure), strict=True):
+        plan.append(PlanRow(text, 0.8, f"next hop: the anchor's evidence links to {entity}",
+                            f"{entity} — {parts[-2]}"))
     return plan
 
 
@@ -149,10 +149,10 @@ def retrieval_decomposition(question: str, structure: QuestionStructure, deps: R
         linked = distinct_entities(linked_entities(question, [f"{h.title}. {h.text}" for h in hits],
                                                    deps.kb.specificity_scorer(),
                                                    asked_kind_weight=config.asked_kind_weight))
-        for entity in linked[:max(0, config.max_sub_questions - 2)]:
-            # searched as the question itself seen through the linked entity
-            plan.append(PlanRow(linked_question(entity, structure.as_question), 0.7,
-                                f"entity linked to the question in retrieved evidence: {entity}",
+        followed = linked[:max(0, config.max_sub_questions - 2)]
+        # each searched as the question itself seen through the linked entity
+        for entity, text in zip(followed, linked_questions(followed, structure.as_question), strict=True):
+            plan.append(PlanRow(text, 0.7, f"entity linked to the question in retrieved evidence: {entity}",
                                 f"{entity} — {question}"))
     subject = structure.topic or (structure.entities[0] if structure.entities else "")
     if subject and len(plan) < config.max_sub_questions:
