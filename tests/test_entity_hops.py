@@ -127,3 +127,27 @@ def test_a_name_of_the_asked_kind_outranks_names_found_beside_it():
     restating = "Oak Bridge Road. Oak Bridge Road runs past Cross Lake."
     ranked = linked_entities(KIND_QUESTION, [restating], asked_kind_weight=weight)
     assert ranked.index("Cross Lake") < ranked.index("Oak Bridge Road"), ranked
+
+
+# ---- what the plan follows in a manual -------------------------------------------------------
+MANUAL_QUESTION = "How do I remove rows from a table?"
+
+
+def test_names_only_in_code_are_not_linked():
+    """A code block's identifiers and sample data name nothing a reader researches; the
+    same name in prose is linked."""
+    code = ("Deletions. Rows can be removed from a table.\n\n```\nDELETE FROM weather "
+            "WHERE city = 'Hayward';\n```\n")
+    assert "Hayward" not in linked_entities(MANUAL_QUESTION, [code])
+    prose = "Deletions. Rows of a table about Hayward can be removed."
+    assert "Hayward" in linked_entities(MANUAL_QUESTION, [prose])
+
+
+def test_a_name_weighing_less_than_one_mention_is_not_followed():
+    passages = ["Deletions. Rows are removed from a table with the DELETE command.",
+                "Routine maintenance. See Chapter 14 for details about the planner."]
+    weakly = linked_entities(MANUAL_QUESTION, passages)
+    assert "See Chapter" in weakly  # named, in a later passage, beside no word of the question
+    floor = ResearchConfig().min_linked_weight
+    followed = linked_entities(MANUAL_QUESTION, passages, min_weight=floor)
+    assert "DELETE" in followed and "See Chapter" not in followed

@@ -35,6 +35,22 @@ def test_a_verb_capitalised_for_its_place_is_no_name():
     assert "Shows" not in entities("OPTIONS\n-------\nShows the commit logs.")
 
 
+@pytest.mark.parametrize("text, word", [
+    ("--quit\n- Forget about the current operation in progress.", "Forget"),  # a list item
+    ("NAME\n----\ngit-remote - Apply a patch to the tracked repositories", "Apply"),  # "name - what"
+    ("Lock — Description: The server process is waiting for a lock.", "Description"),  # a table row
+    ("Waits on one of these: Explains the plan of a statement.", "Explains"),
+])
+def test_a_word_that_opens_a_list_item_or_a_set_off_clause_is_no_name(text, word):
+    assert word not in entities(text)
+
+
+def test_a_name_after_a_dash_or_a_bullet_stays_a_name():
+    assert "Tom Lane" in entities("- Tom Lane fixed the planner.")
+    assert "Hayward" in entities("Weather stations - Hayward reported rain.")
+    assert "Hayward" in entities("Suppose you are no longer interested in Hayward.")
+
+
 def test_entities_keep_their_inner_words_and_hyphens():
     assert entities("Chang Kia-ngau.") == ["Chang Kia-ngau"]
     found = entities("In 1990 the University of Oxford met the United States.")

@@ -400,6 +400,16 @@ def test_a_pronoun_that_does_not_agree_with_the_topic_stands_for_what_it_is_of(e
     assert "What is the origin of green tea?" in texts, texts
 
 
+@pytest.mark.parametrize("question, expected", [
+    # the tagger reads the subject as a verb ("submodules" VBZ), the parser as the subject
+    ("How do submodules work, and what are their pitfalls?", "What are the pitfalls of submodules?"),
+    ("How do hooks work, and what are their limits?", "What are the limits of hooks?"),
+])
+def test_a_subject_the_tagger_reads_as_a_verb_is_what_a_pronoun_stands_for(embed, question, expected):
+    _, texts = plan_of(question, embed)
+    assert expected in texts, texts
+
+
 def test_a_pronoun_subject_is_replaced_by_what_it_stands_for(embed):
     _, texts = plan_of("What does VACUUM do, why is it needed, and how does autovacuum decide "
                        "when to run?", embed)

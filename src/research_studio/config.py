@@ -367,6 +367,14 @@ class ResearchConfig(BaseModel):
     # MuSiQue's plans reached 2: from 2 up such names took hops from the supporting
     # paragraphs' names (docs/lab-log.md §4).
     asked_kind_weight: float = Field(default=1.5, ge=1.0)
+    # the retrieval-driven plan (graph/nodes/plan.py) follows a linked name only when its
+    # weight reaches what one mention earns in the first passage, of a name found nowhere
+    # else in the collection, with no word of the question beside it
+    # (text_analysis.MENTION_WEIGHT): less is a common word written as a name, or one
+    # only weakly tied to the question ("byte", "See Chapter", "Shortcut" over the
+    # PostgreSQL and Git manuals), and a sub-question after it researches nothing asked.
+    # The names MuSiQue's and HotpotQA's plans follow weigh more (docs/lab-log.md §34)
+    min_linked_weight: float = Field(default=0.25, ge=0.0)
     findings_per_result: NonNegativeInt = 2
     # parallelism (seed 001: sequential priority order is an option)
     parallel: bool = True

@@ -10,6 +10,7 @@ from functools import lru_cache
 
 from research_studio.knowledge.lexical import tokenize
 from research_studio.knowledge.structure import (
+    CODE,
     ROW,
     Sentence,
     TextBlock,
@@ -159,9 +160,15 @@ def kinds_named(entity: str, kinds: set[str]) -> set[str]:
     return set(tokenize(entity)[-1:]) & kinds
 
 
+# what a sentence naming an entity adds to its weight in ``linked_entities`` before the
+# question terms it shares, each of which adds 1: being named at all is weak evidence
+MENTION_WEIGHT = 0.25
+
+
 def linked_entities(question: str, passages: list[str],
                     specificity: Callable[[str], float] | None = None, limit: int = 12,
-                    rarity_power: float = 2.0, asked_kind_weight: float = 1.0) -> list[str]:
+                    rarity_power: float = 2.0, asked_kind_weight: float = 1.0,
+                    min_weight: float = 0.0) -> list[str]:
     """Entities of retrieved passages that most likely answer a hop of ``question``.
 
     An entity earns weight from each sentence that names it, mostly for the terms the
@@ -171,21 +178,24 @@ def linked_entities(question: str, passages: list[str],
     how much of it the question does not already say — a head word that is the kind the
     question asks for (``answer_kinds``) is not a restatement but a sign of the right
     type, and weighs ``asked_kind_weight`` (the run's ``ResearchConfig.asked_kind_weight``;
-    1 ignores the type).
+    1 ignores the type). Entities weighing less than ``min_weight`` are left out.
     """
     asked = question.lower()
     wanted = content_terms(question)
     # an infobox's names each count with the part of it that names them, not with the
     # whole flattened box (which shares every term with the question); a table likewise,
-    # so the text is read without its structure (``blocks=[]``)
+    # so the text is read without its structure (``blocks=[]``); code is left out: its
+    # identifiers and sample data ("cmd1 && cmd2", the tutorial's 'Hayward') name nothing
+    # a reader researches
     units = [(rank, sentence.text) for rank, passage in enumerate(passages)
-             for sentence in evidence_units(passage, min_chars=1, overlap=False, blocks=[])]
+             for sentence in evidence_units(without_code(passage), min_chars=1, overlap=False,
+                                            blocks=[])]
     scores: dict[str, float] = {}
     for (rank, text), names in zip(units, names_of_each([t for _, t in units]), strict=True):
         overlap = len(wanted & content_terms(text))
         for entity in dict.fromkeys(names):
             if entity.lower() not in asked:
-                scores[entity] = scores.get(entity, 0.0) + (0.25 + overlap) / (1.0 + rank)
+                scores[entity] = scores.get(entity, 0.0) + (MENTION_WEIGHT + overlap) / (1.0 + rank)
     kinds = answer_kinds(question)
     ranked = {}
     for entity, score in scores.items():
@@ -195,7 +205,18 @@ def linked_entities(question: str, passages: list[str],
         rarity = specificity(entity) if specificity else 1.0
         kind_weight = asked_kind_weight if named else 1.0
         ranked[entity] = score * novelty * rarity ** rarity_power * kind_weight
-    return [e for e in sorted(ranked, key=lambda e: (-ranked[e], -len(e))) if ranked[e] > 0][:limit]
+    return [e for e in sorted(ranked, key=lambda e: (-ranked[e], -len(e)))
+            if ranked[e] > 0 and ranked[e] >= min_weight][:limit]
+
+
+def without_code(text: str) -> str:
+    """The text with its code blocks (``find_blocks``) replaced by line breaks."""
+    pieces, position = [], 0
+    for block in find_blocks(text):
+        if block.kind == CODE and block.start >= position:
+            pieces += [text[position:block.start], "\n\n"]
+            position = block.end
+    return "".join(pieces) + text[position:]
 
 
 def distinct_entities(names: list[str]) -> list[str]:

@@ -35,13 +35,32 @@ _FUNCTION_WORDS = ("DET", "ADP", "CCONJ", "SCONJ", "PRON", "AUX", "PART", "ADV",
 # few hundred sentences per sub-question) many times over, at a few hundred bytes each.
 CACHED_TEXTS = 20_000
 _SENTENCE_ENDS = ".!?"
+_DASHES = ("-", "–", "—")
 
 
 def _opens_sentence(token: Token) -> bool:
-    """The token opens a sentence or a line ("DESCRIPTION\n-----------\nRuns a number of
-    …" of a manual page: a heading's underline and a line break before it)."""
-    previous = token.doc[token.i - 1] if token.i else None
-    return opens_a_line(token) or (previous.is_punct and previous.text in _SENTENCE_ENDS)
+    """The token opens a sentence, a line or a clause set off by a colon or a dash with
+    spaces around it, with nothing but punctuation before it ("DESCRIPTION\n-----------\nRuns
+    a number of …" of a manual page; a list item "- Forget about the current operation";
+    "git-remote - Manage set of tracked repositories"; a table row read as "Lock —
+    Description: The server process …")."""
+    doc = token.doc
+    position = token.i
+    while not opens_a_line(doc[position]):
+        before = doc[position - 1]
+        if any(ch.isalnum() for ch in before.text):
+            return False
+        if before.text in _SENTENCE_ENDS or before.text == ":" or _separates(before):
+            return True
+        position -= 1
+    return True
+
+
+def _separates(token: Token) -> bool:
+    """A dash written with spaces on both sides: it sets off what follows as a clause of
+    its own, as a colon does (a hyphen inside a word has none)."""
+    return token.text in _DASHES and token.i > 0 and bool(token.doc[token.i - 1].whitespace_) \
+        and bool(token.whitespace_)
 
 
 def _opening_verb(token: Token, named: set[int]) -> bool:

@@ -238,6 +238,31 @@ def _join_stray_conjuncts(doc: Doc) -> None:
             token.head = objects[-1]
 
 
+# a finite or base verb's tag, and the noun tag the same word has as a noun ("submodules",
+# tagged VBZ, is a plural noun; "stash", tagged VB, a singular one)
+_NOUN_TAG_OF_VERB_TAG = {"VBZ": ("NNS", "Number=Plur"), "VBP": ("NN", "Number=Sing"),
+                         "VB": ("NN", "Number=Sing")}
+
+
+def _retag_verbs_read_as_subjects(doc: Doc) -> None:
+    """A word the tagger reads as a finite or base verb that the parser makes a clause's
+    nominal subject is a noun: a verb heads a clause, never a noun phrase ("How do
+    submodules work, and what are their pitfalls?": "submodules" tagged VBZ, the subject of
+    "work" and yet the head of "How do"). Its tag and part of speech become the noun's, so
+    noun phrases and pronouns find it, and the auxiliary and adverbs it was given go to the
+    verb it is the subject of. Not a sentence's first word: an imperative there is read as
+    a subject as often ("Compare supervised and unsupervised learning")."""
+    for token in doc:
+        if token.tag_ in _NOUN_TAG_OF_VERB_TAG and token.dep_ in ("nsubj", "nsubjpass") \
+                and not token.is_sent_start \
+                and not any(c.dep_.startswith("nsubj") or c.dep_ == "dobj" for c in token.children):
+            tag, morph = _NOUN_TAG_OF_VERB_TAG[token.tag_]
+            token.tag_, token.pos_ = tag, "NOUN"
+            token.set_morph(morph)
+            for child in [c for c in token.children if c.dep_ in ("aux", "advmod")]:
+                child.head = token.head
+
+
 def parse(text: str, judge_language: bool = True) -> Doc | None:
     """The parse of an English text; None when it is not English or cannot be parsed.
 
@@ -270,6 +295,7 @@ def parse(text: str, judge_language: bool = True) -> Doc | None:
         if names:
             doc = _with_names_read_as_names(nlp, doc, names)
         _join_stray_conjuncts(doc)
+        _retag_verbs_read_as_subjects(doc)
     except Exception as exc:  # a parser fault must not end the research
         log.warning("could not parse %r: %s", text[:80], exc)
         return None

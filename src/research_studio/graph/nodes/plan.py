@@ -148,7 +148,8 @@ def retrieval_decomposition(question: str, structure: QuestionStructure, deps: R
         hits = deps.kb.search(question, k=5)
         linked = distinct_entities(linked_entities(question, [f"{h.title}. {h.text}" for h in hits],
                                                    deps.kb.specificity_scorer(),
-                                                   asked_kind_weight=config.asked_kind_weight))
+                                                   asked_kind_weight=config.asked_kind_weight,
+                                                   min_weight=config.min_linked_weight))
         followed = linked[:max(0, config.max_sub_questions - 2)]
         # each searched as the question itself seen through the linked entity
         for entity, text in zip(followed, linked_questions(followed, structure.as_question), strict=True):
