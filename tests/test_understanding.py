@@ -403,7 +403,8 @@ def test_a_pronoun_that_does_not_agree_with_the_topic_stands_for_what_it_is_of(e
 @pytest.mark.parametrize("question, expected", [
     # the tagger reads the subject as a verb ("submodules" VBZ), the parser as the subject
     ("How do submodules work, and what are their pitfalls?", "What are the pitfalls of submodules?"),
-    ("How do hooks work, and what are their limits?", "What are the limits of hooks?"),
+    ("How do tablespaces work, and what are their limits?", "What are the limits of tablespaces?"),
+    ("How do patches work, and what are their drawbacks?", "What are the drawbacks of patches?"),
 ])
 def test_a_subject_the_tagger_reads_as_a_verb_is_what_a_pronoun_stands_for(embed, question, expected):
     _, texts = plan_of(question, embed)
@@ -693,6 +694,17 @@ def test_a_single_fact_is_simple(embed, question):
 def test_a_question_asking_for_one_thing_is_a_single_fact(embed, question):
     structure = understand(question, embed)
     assert structure.kind == K.SINGLE_FACT and structure.is_simple
+
+
+# how to do something asks for steps the sources give: not for the causes of its object
+# ("What are the causes of the last commit?") nor for options and criteria
+@pytest.mark.parametrize("question", ["How can I copy files to a remote server?",
+                                      "How do I resolve a DNS lookup error?",
+                                      "How do I undo the last commit without losing my changes?"])
+def test_a_how_to_question_asks_for_steps(embed, question):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.OPEN, structure.kind
+    assert not any("causes" in t or "criteria" in t or "options" in t for t in texts), texts
 
 
 # a query typed as a noun phrase, as into a search box, asks for the thing its head names
