@@ -32,6 +32,8 @@ def embed():
     ("Does coffee cause dehydration?", "whether coffee causes dehydration"),
     ("Is it safe to change shared_buffers on a running server?",
      "whether it is safe to change shared_buffers on a running server"),
+    # a preposition left without its object has the question word for it
+    ("Who is the novelist an expert on?", "who the novelist is an expert on"),
 ])
 def test_a_question_reads_inside_another(question, embedded):
     assert embedded_question(question, parse(question)) == embedded
@@ -41,6 +43,10 @@ def test_a_question_reads_inside_another(question, embedded):
     "How do solar panels work, and are they worth it?",  # two questions
     "Compare Vim and Emacs. Which one should I learn?",  # two sentences
     "The treaty was signed in which year?",  # the question word in the middle
+    # the question word is a stranded preposition's object, which the parse hangs on
+    # the subject: not "about what is the staging area for"
+    "What is the staging area for?",
+    "What team was the pitcher's husband on?",
     "",
 ])
 def test_a_question_the_parse_cannot_embed_gives_nothing(question):

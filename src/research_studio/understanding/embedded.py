@@ -48,13 +48,26 @@ def _asks_with_subject(asking: Token, root: Token) -> bool:
     """The question word is the subject, or determines it ("who directed …", "what
     company merged …"), or is what a copula asks for ("who is the leader of …"): the
     question is in the order of a statement already. A "do" as its first verb says the
-    parse took the object for the subject ("What occupation did X and Y share?")."""
+    parse took the object for the subject ("What occupation did X and Y share?"), and so
+    does a preposition left without its object."""
     verb = next((t for t in root.doc[asking.i + 1:] if t.pos_ in ("AUX", "VERB")), None)
     if verb is None or verb.lemma_ == "do":
+        return False
+    # a preposition left without its object has the question word for it: "What is the
+    # staging area for?" asks what the area is for
+    if any(_stranded(t) for t in root.doc):
         return False
     if asking.dep_ in CLAUSE_SUBJECTS or (asking.head.dep_ in CLAUSE_SUBJECTS and asking.head.i > asking.i):
         return True
     return root.lemma_ == "be" and root.pos_ == "AUX" and "attr" in (asking.dep_, asking.head.dep_)
+
+
+def _stranded(token: Token) -> bool:
+    """A preposition of the question's own clause without an object ("… for?"); not one
+    of a relative clause ("the organization that X is a member of"), nor the first word
+    of a compound preposition ("along with")."""
+    return token.dep_ == "prep" and not any(c.dep_ in ("pobj", "pcomp", "prep") for c in token.children) \
+        and not any(a.dep_ == "relcl" for a in token.ancestors)
 
 
 def embedded_question(text: str, doc: Doc | None) -> str:
