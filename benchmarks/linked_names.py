@@ -83,7 +83,7 @@ def main() -> None:
 
     def deps_for(name: str) -> ResearchDeps:
         kb: KnowledgeBase = registry.open(name)
-        return ResearchDeps(coordinator=ModelCoordinator.__new__(ModelCoordinator), kb=kb,
+        return ResearchDeps(coordinator=ModelCoordinator(ctx.settings.models), kb=kb,
                             web=ctx.settings.web, embeddings=registry.embeddings)
 
     for path in args.files:

@@ -184,12 +184,13 @@ def linked_entities(question: str, passages: list[str],
     wanted = content_terms(question)
     # an infobox's names each count with the part of it that names them, not with the
     # whole flattened box (which shares every term with the question); a table likewise,
-    # so the text is read without its structure (``blocks=[]``); code is left out: its
-    # identifiers and sample data ("cmd1 && cmd2", the tutorial's 'Hayward') name nothing
-    # a reader researches
-    units = [(rank, sentence.text) for rank, passage in enumerate(passages)
-             for sentence in evidence_units(without_code(passage), min_chars=1, overlap=False,
-                                            blocks=[])]
+    # so the text is read without its tables' structure (only code blocks are given);
+    # code is left out: its identifiers and sample data ("cmd1 && cmd2", the tutorial's
+    # 'Hayward') name nothing a reader researches
+    units = [(rank, unit.text) for rank, passage in enumerate(passages)
+             for unit in evidence_units(passage, min_chars=1, overlap=False,
+                                        blocks=[b for b in find_blocks(passage) if b.kind == CODE])
+             if unit.kind != CODE]
     scores: dict[str, float] = {}
     for (rank, text), names in zip(units, names_of_each([t for _, t in units]), strict=True):
         overlap = len(wanted & content_terms(text))
@@ -207,16 +208,6 @@ def linked_entities(question: str, passages: list[str],
         ranked[entity] = score * novelty * rarity ** rarity_power * kind_weight
     return [e for e in sorted(ranked, key=lambda e: (-ranked[e], -len(e)))
             if ranked[e] > 0 and ranked[e] >= min_weight][:limit]
-
-
-def without_code(text: str) -> str:
-    """The text with its code blocks (``find_blocks``) replaced by line breaks."""
-    pieces, position = [], 0
-    for block in find_blocks(text):
-        if block.kind == CODE and block.start >= position:
-            pieces += [text[position:block.start], "\n\n"]
-            position = block.end
-    return "".join(pieces) + text[position:]
 
 
 def distinct_entities(names: list[str]) -> list[str]:
