@@ -73,7 +73,58 @@ def test_a_question_about_the_items_that_names_none_is_asked_of_each(embed):
 def test_the_alternatives_are_compared_for_what_the_question_names_before_them(embed):
     structure, texts = plan_of("Which is better for beginners, Ruby or Go?", embed)
     assert structure.items == ["Ruby", "Go"] and structure.purpose == " for beginners"
-    assert "What is known about Ruby for beginners?" in texts
+    assert texts[1:] == ["Is Ruby better for beginners?", "Is Go better for beginners?"]
+
+
+@pytest.mark.parametrize(("question", "asked"), [
+    # the question word is the subject: the verb's tense goes to "do", or the copula and
+    # the auxiliary open the question
+    ("Which editor starts faster, Vim or Emacs?", ["Does Vim start faster?", "Does Emacs start faster?"]),
+    ("Which is cheaper to run, Postgres or Oracle?",
+     ["Is Postgres cheaper to run?", "Is Oracle cheaper to run?"]),
+    ("Who wrote more novels, Austen or Dickens?",
+     ["Did Austen write more novels?", "Did Dickens write more novels?"]),
+    # the opening verb agrees with a plural alternative
+    ("Which was more common in 1850, steam engines or water wheels?",
+     ["Were steam engines more common in 1850?", "Were water wheels more common in 1850?"]),
+    ("Which lasts longer, paper books or e-readers?",
+     ["Do paper books last longer?", "Do e-readers last longer?"]),
+    # the offered names in the middle of the question, a content noun with the question word
+    ("Which poet, Keats or Byron, died younger?", ["Did Keats die younger?", "Did Byron die younger?"]),
+    ("Which of these lakes freezes earlier, Baikal or Ladoga?",
+     ["Does Baikal freeze earlier?", "Does Ladoga freeze earlier?"]),
+    # the question word asks for the object: the alternative takes its place
+    ("Which language should a beginner learn first, Python or Ruby?",
+     ["Should a beginner learn Python first?", "Should a beginner learn Ruby first?"]),
+])
+def test_each_offered_alternative_is_asked_what_the_question_asks(embed, question, asked):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON
+    assert texts == [question, *asked]
+
+
+def test_an_alternative_asked_in_fewer_than_four_words_is_researched_as_a_whole(embed):
+    # "Is Go faster?" would be a fragment of the question, which asks it of both already
+    structure, texts = plan_of("Which is faster, Go or Rust?", embed)
+    assert structure.item_question == "Is {item} faster?"
+    assert texts == ["Which is faster, Go or Rust?", "What is known about Go?", "What is known about Rust?"]
+
+
+@pytest.mark.parametrize(("question", "items"), [
+    # the small parser tags "MongoDB" a number and joins "PostgreSQL" to "better": the
+    # alternatives after the comma or colon are read on their own
+    ("Which database handles JSON better, PostgreSQL, MongoDB or MySQL?", ["PostgreSQL", "MongoDB", "MySQL"]),
+    ("Which database handles JSON better: PostgreSQL, MongoDB or MySQL?", ["PostgreSQL", "MongoDB", "MySQL"]),
+    # a comma after the last "or" belongs to a name, not to the list
+    ("Which company is older, Initech or Globex Widgets, Inc.?", ["Initech", "Globex Widgets, Inc."]),
+])
+def test_alternatives_the_parse_does_not_coordinate_are_read_as_written(embed, question, items):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.items == items
+    assert texts[0] == question
+    for item in items:
+        assert sum(item in t for t in texts[1:]) == 1, texts
+    assert_questions(texts)
 
 
 @pytest.mark.parametrize(("question", "items"), [

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from lemminflect import getInflection
+
 from research_studio.prompts import load_data
 from research_studio.understanding.embedded import asking_word, embedded_question, lowered_opening
 from research_studio.understanding.facets import WH_TAGS
@@ -19,6 +21,9 @@ from research_studio.understanding.parser import parse
 from research_studio.understanding.structure import QuestionKind, QuestionStructure
 
 K = QuestionKind
+# the fewest words a sub-question has (issue 24: "Is Go faster?" reads as a fragment of the
+# question it came from; the question itself already asks it of every item)
+MIN_WORDS = 4
 
 
 class PlanRow(NamedTuple):
@@ -50,6 +55,8 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
             text = t["item_facet"].format(item=item, facet=_lowered_question(s.facets[0].text))
         elif dims:
             text = t["item_with_dimensions"].format(item=item, dimensions=dims, purpose=s.purpose)
+        elif asking and len((asked := _asked_of(item, s.item_question)).split()) >= MIN_WORDS:
+            text = asked  # "Which handles JSON better, X or Y?" → "Does X handle JSON better?"
         elif asking:
             text = t["item_of_question"].format(item=item, purpose=s.purpose)
         else:
@@ -65,6 +72,29 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
         rows.append((contrast.format(items=_join(s.items), dimensions=dims, purpose=s.purpose),
                      0.8, "how the compared items differ"))
     return rows
+
+
+def _asked_of(item: str, question: str) -> str:
+    """``question`` asked of ``item``, which takes the place of "{item}"; an opening verb
+    in the singular agrees with a plural common noun ("Is {item} cheaper to run?" of "heat
+    pumps" → "Are heat pumps cheaper to run?"); a name stays singular ("Does Postgres …?")."""
+    text = " ".join(question.replace("{item}", item).split())
+    if not text:
+        return ""
+    item_doc = parse(item, judge_language=False)
+    head = next(iter(item_doc.sents)).root if item_doc is not None and len(item_doc) else None
+    # a capitalised word is a name, whatever its ending ("Postgres", "Kubernetes")
+    if head is None or head.tag_ != "NNS" or head.text[:1].isupper():
+        return text
+    doc = parse(text, judge_language=False)
+    opener = doc[0] if doc is not None and len(doc) else None
+    if opener is None or opener.tag_ not in ("VBZ", "VBD") or opener.morph.get("Number") != ["Sing"]:
+        return text
+    forms = getInflection(opener.lemma_, tag="VBP" if opener.tag_ == "VBZ" else "VBD")
+    if not forms:
+        return text
+    plural = forms[-1]  # "are" of ("am", "are"), "were" of ("was", "were")
+    return plural[:1].upper() + plural[1:] + text[len(opener.text):]
 
 
 def _lowered_question(question: str) -> str:

@@ -796,7 +796,27 @@ def per_item(text: str, span: Span) -> str:
                       key=lambda t: not t.dep_.startswith("nsubj"))  # a subject first
     if not standing:
         return text_of(text, list(span))
-    token = standing[0]
+    return _asked_of_one(text, span, standing[0])
+
+
+def asked_of_an_offered_item(text: str, span: Span) -> str:
+    """The question asked of one of the alternatives a question offers, the alternatives
+    cut from it ("Which database handles JSON better" of "…, A or B?" → "Does {item} handle
+    JSON better"): its question word's phrase, a subject or an object, stands for each
+    (a content noun too: "which database" is one of the databases offered). Empty where
+    no such phrase is, or nothing can open the question."""
+    asking = next((t for t in span if t.tag_ in ("WDT", "WP")), None)
+    if asking is None:
+        return ""
+    token = asking.head if asking.dep_ == "det" else asking
+    if token.dep_ not in ITEM_ROLES or not span.start <= token.i < span.end:
+        return ""
+    question = _asked_of_one(text, span, token)
+    return question if "{item}" in question else ""
+
+
+def _asked_of_one(text: str, span: Span, token: Token) -> str:
+    """``span`` asked of one item, which takes the place of ``token`` and its modifiers."""
     phrase = [t for t in token.subtree if t.i <= token.i]
     before = span.doc[phrase[0].i - 1] if phrase[0].i > span.start else None
     if before is not None and before.tag_ == "WDT":  # "which" the parse hung elsewhere
@@ -845,7 +865,9 @@ def _asked_whether(text: str, span: Span, subject: Token) -> str:
     if fronted is None:
         return text_of(text, list(span))
     opener, moved = fronted
-    words = _after_the_opener([t for t in span if t.i > subject.i and t != moved], verb, moved)
+    # after the subject's own words ("which of these battles occurred" → "occur")
+    words = _after_the_opener([t for t in span if t.i > subject.right_edge.i and t != moved],
+                              verb, moved)
     return f"{opener[:1].upper()}{opener[1:]} {{item}} {words}".strip(" ,;:")
 
 

@@ -64,6 +64,9 @@ class QuestionStructure:
     entities: list[str] = field(default_factory=list)
     sentences: int = 1
     asks_itself: bool = False  # a question ("Which is newer, X or Y?"), not an instruction
+    # what a question that offers its answers asks of each, "{item}" standing for one
+    # ("Which is newer, X or Y?" → "Is {item} newer?"); empty when it offers none
+    item_question: str = ""
     research_question: str = ""  # the text as one whole question (an instruction's object asked about)
     kind_scores: dict[str, float] = field(default_factory=dict)
 
