@@ -103,6 +103,14 @@ def test_each_offered_alternative_is_asked_what_the_question_asks(embed, questio
     assert texts == [question, *asked]
 
 
+def test_items_chosen_between_are_compared_for_the_purpose_after_them(embed):
+    # "for a small API" hangs on the verb, the items on "between"
+    structure, texts = plan_of("How do I decide between Flask and FastAPI for a small API?", embed)
+    assert structure.items == ["Flask", "FastAPI"] and structure.purpose == " for a small API"
+    assert structure.dimensions == []
+    assert all("for a small API" in t for t in texts[1:]), texts
+
+
 def test_an_alternative_asked_in_fewer_than_four_words_is_researched_as_a_whole(embed):
     # "Is Go faster?" would be a fragment of the question, which asks it of both already
     structure, texts = plan_of("Which is faster, Go or Rust?", embed)
@@ -575,6 +583,8 @@ def test_two_prepositions_sharing_an_object_ask_one_question_each(embed, questio
     ("Does coffee cause dehydration?", "coffee causes dehydration"),
     ("Can AI replace radiologists?", "AI can replace radiologists"),
     ("Is nuclear power safe?", "nuclear power is safe"),  # the parse makes the subject an attribute
+    # the parse hangs "worth" on the subject as its modifier: it opens what is said of it
+    ("Is Elixir worth learning for web development?", "Elixir is worth learning for web development"),
 ])
 def test_a_yes_no_question_weighs_the_statement_it_asks_about(embed, question, statement):
     structure, texts = plan_of(question, embed)

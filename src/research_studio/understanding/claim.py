@@ -81,7 +81,11 @@ def statement_order(text: str, doc: Doc, auxiliary: Token) -> Statement | None:
                        None)
     if subject is None:
         return None
-    words = list(doc[auxiliary.i + 1:max(t.i for t in subject.subtree) + 1])
+    # an adjective the parse hangs after the subject opens what is said of it ("Is Rust
+    # worth learning?": "worth" read as a modifier of "Rust"); English puts its modifiers first
+    said_of = next((c.i for c in subject.children if c.dep_ == "amod" and c.i > subject.i), None)
+    last = said_of - 1 if said_of is not None else max(t.i for t in subject.subtree)
+    words = list(doc[auxiliary.i + 1:last + 1])
     end = max(t.i for t in words) + 1
     if end < len(doc) and doc[end].pos_ in ("NOUN", "PROPN"):
         return None  # the subject was cut short ("Is git gc safe …?": "git" read alone)

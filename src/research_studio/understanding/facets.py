@@ -380,6 +380,8 @@ def purpose_phrase(text: str, doc: Doc, group: list[Token]) -> str:
     that governs it or to a member, read to the end of its clause (the small parser does
     not always attach the whole phrase to one word)."""
     verb = group[0].head
+    if group[0].dep_ == "pobj" and verb.dep_ == "prep":  # "choose between A and B for X"
+        verb = verb.head
     after = max(t.i for t in _own_words(group[-1])) + 1
     if verb.pos_ not in ("VERB", "AUX") or after >= len(doc):
         return ""
