@@ -549,6 +549,19 @@ def test_a_question_about_causes_still_asks_for_them(embed):
 
 
 @pytest.mark.parametrize(("question", "topic"), [
+    # who speaks, a common noun, is not what the question is about
+    ("What do historians think about the causes of the French Revolution?",
+     "the causes of the French Revolution"),
+    ("What does recent research say about microplastics in drinking water?",
+     "microplastics in drinking water"),
+    # a named speaker is: what Keynes said is asked about Keynes
+    ("What did Keynes write about unemployment?", "Keynes"),
+])
+def test_what_people_say_about_something_is_about_that_thing(embed, question, topic):
+    assert understand(question, embed).topic == topic
+
+
+@pytest.mark.parametrize(("question", "topic"), [
     ("What is a load balancer for?", "a load balancer"),
     ("What is the reflog for?", "the reflog"),
 ])

@@ -614,6 +614,11 @@ def topic(text: str, doc: Doc, skip: set[int] = frozenset()) -> str:
     named = [c for c in chunks if c.root.pos_ == "PROPN"]
     if objects:  # it stands for the pronoun of the next question: "How did the telephone …?"
         return clean_phrase(noun_phrase(text, objects[0], keep_article=True))
+    # "What do experts say about X?": who speaks, a common noun, is not what it is about
+    about = [c for c in chunks if c.root.dep_ == "pobj" and c.root.head.lower_ == "about"
+             and c.root.head.head == root] if subjects and subjects[0].root.pos_ == "NOUN" else []
+    if about:
+        return clean_phrase(noun_phrase(text, about[0], keep_article=True))
     for candidates in (subjects, named, chunks):
         if candidates:
             return clean_phrase(noun_phrase(text, candidates[0], keep_article=True))
