@@ -548,6 +548,20 @@ def test_a_question_about_causes_still_asks_for_them(embed):
     assert "What are the causes of tooth decay?" in texts
 
 
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Which European countries recycle the most plastic, and why?",
+     ["Which European countries recycle the most plastic?",
+      "Why do these European countries recycle the most plastic?"]),
+    ("Which startups grew fastest in 2023, and how?",
+     ["Which startups grew fastest in 2023?", "How did these startups grow fastest in 2023?"]),
+])
+def test_a_bare_question_word_after_a_question_asks_it_again(embed, question, expected):
+    # "…, and why?" asks the reason of what the question finds, not a history of its subject
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert texts == expected
+
+
 @pytest.mark.parametrize(("question", "topic"), [
     # who speaks, a common noun, is not what the question is about
     ("What do historians think about the causes of the French Revolution?",

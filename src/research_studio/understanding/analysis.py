@@ -132,6 +132,9 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         skip = {t.i for t in doc if t.dep_.startswith("nsubj")}
         return QuestionStructure(kind=K.EVALUATIVE, positions=held,
                                  topic=parts.topic(text, doc, skip), **common)
+    again = _asked_again(text, doc) if one_question else []
+    if again:  # "Which languages are growing fastest, and why?": the question, then its reason
+        return QuestionStructure(kind=K.MULTI_FACETED, facets=again, topic=parts.topic(text, doc), **common)
     facets = _segment_facets(by_segment) if split else []
     if one_question and len(facets) == 1 and _asks_a_short_question(by_segment):
         # "Who wrote Hamlet and why is it still performed?": a question too short to stand
@@ -502,6 +505,38 @@ def _around(text: str, purpose: str, listed: ComparedOn) -> str:
     start = text.find(purpose.strip()) if purpose else -1
     before = text[start:listed.start].strip(" ,") if 0 <= start < listed.start else ""
     return f" {before or listed.then}" if before or listed.then else ""
+
+
+def _asked_again(text: str, doc: Doc) -> list[Facet]:
+    """A question word coordinated with the question and asking nothing of its own
+    ("Which languages are growing fastest, and why?", "…, and how?") asks the question
+    again for its reason or manner, of what the first asks for: the question without it,
+    then that word before the question asked of "these …" ("Why are these languages growing
+    fastest?"). Empty for any other question, or one whose question word is no determiner
+    of a subject or an object ("What are the most popular frameworks, and why?")."""
+    root = next(iter(doc.sents)).root
+    word = next((t for t in root.children if t.dep_ == "conj" and t.tag_ == "WRB"
+                 and all(c.is_punct for c in t.children)
+                 and all(x.is_punct for x in doc[t.i + 1:])), None)
+    if word is None:
+        return []
+    start = word.i
+    while start > 0 and (doc[start - 1].is_punct or doc[start - 1].pos_ == "CCONJ"):
+        start -= 1
+    first = text[:doc[start].idx].rstrip() + "?"
+    reread = parse(first, judge_language=False)
+    asking = next((t for t in reread if t.tag_ == "WDT" and t.dep_ == "det"), None) \
+        if reread is not None else None
+    if asking is None:
+        return []
+    asked = parts.asked_of_an_offered_item(first, reread[:])
+    these = parts.text_of(first, [t for t in asking.head.subtree if t != asking])
+    if not asked or not these:
+        return []
+    again = asked.replace("{item}", f"these {these}")
+    return [Facet(text=_as_question(first), source=first),
+            Facet(text=_as_question(f"{word.text.capitalize()} {again[:1].lower()}{again[1:]}"),
+                  source=text[word.idx:])]
 
 
 Parts = tuple[list[Facet], list[Facet]]  # a segment's questions and instructions, its statements
