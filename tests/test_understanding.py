@@ -568,6 +568,8 @@ def test_a_bare_question_word_after_a_question_asks_it_again(embed, question, ex
      "the causes of the French Revolution"),
     ("What does recent research say about microplastics in drinking water?",
      "microplastics in drinking water"),
+    # what is said about is a clause
+    ("What do teachers think about phones being banned in schools?", "phones being banned in schools"),
     # a named speaker is: what Keynes said is asked about Keynes
     ("What did Keynes write about unemployment?", "Keynes"),
 ])

@@ -615,10 +615,15 @@ def topic(text: str, doc: Doc, skip: set[int] = frozenset()) -> str:
     if objects:  # it stands for the pronoun of the next question: "How did the telephone …?"
         return clean_phrase(noun_phrase(text, objects[0], keep_article=True))
     # "What do experts say about X?": who speaks, a common noun, is not what it is about
-    about = [c for c in chunks if c.root.dep_ == "pobj" and c.root.head.lower_ == "about"
-             and c.root.head.head == root] if subjects and subjects[0].root.pos_ == "NOUN" else []
-    if about:
-        return clean_phrase(noun_phrase(text, about[0], keep_article=True))
+    about = next((c for c in root.children if c.dep_ == "prep" and c.lower_ == "about"), None) \
+        if subjects and subjects[0].root.pos_ == "NOUN" else None
+    if about is not None:
+        said = [c for c in chunks if c.root.dep_ == "pobj" and c.root.head == about]
+        if said:
+            return clean_phrase(noun_phrase(text, said[0], keep_article=True))
+        clause = next((c for c in about.children if c.dep_ == "pcomp"), None)
+        if clause is not None:  # "… about passkeys replacing passwords"
+            return clean_phrase(text_of(text, list(clause.subtree)))
     for candidates in (subjects, named, chunks):
         if candidates:
             return clean_phrase(noun_phrase(text, candidates[0], keep_article=True))
