@@ -554,6 +554,11 @@ def test_a_question_about_causes_still_asks_for_them(embed):
       "Why do these European countries recycle the most plastic?"]),
     ("Which startups grew fastest in 2023, and how?",
      ["Which startups grew fastest in 2023?", "How did these startups grow fastest in 2023?"]),
+    # one thing found is "this"; a question word that asks what the copula's noun is
+    ("Which city has the cleanest air, and why?",
+     ["Which city has the cleanest air?", "Why does this city have the cleanest air?"]),
+    ("What are the safest cars for teenagers, and why?",
+     ["What are the safest cars for teenagers?", "Why are these the safest cars for teenagers?"]),
 ])
 def test_a_bare_question_word_after_a_question_asks_it_again(embed, question, expected):
     # "…, and why?" asks the reason of what the question finds, not a history of its subject

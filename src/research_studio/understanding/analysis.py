@@ -512,8 +512,9 @@ def _asked_again(text: str, doc: Doc) -> list[Facet]:
     ("Which languages are growing fastest, and why?", "…, and how?") asks the question
     again for its reason or manner, of what the first asks for: the question without it,
     then that word before the question asked of "these …" ("Why are these languages growing
-    fastest?"). Empty for any other question, or one whose question word is no determiner
-    of a subject or an object ("What are the most popular frameworks, and why?")."""
+    fastest?", "What is the most popular X, and why?" → "Why is this the most popular X?").
+    Empty for any other question, or one whose question word neither determines a subject
+    or an object nor asks what a copula's noun is ("Who invented the telephone, and when?")."""
     root = next(iter(doc.sents)).root
     word = next((t for t in root.children if t.dep_ == "conj" and t.tag_ == "WRB"
                  and all(c.is_punct for c in t.children)
@@ -525,18 +526,32 @@ def _asked_again(text: str, doc: Doc) -> list[Facet]:
         start -= 1
     first = text[:doc[start].idx].rstrip() + "?"
     reread = parse(first, judge_language=False)
-    asking = next((t for t in reread if t.tag_ == "WDT" and t.dep_ == "det"), None) \
-        if reread is not None else None
+    asking = next((t for t in reread if t.tag_ in ("WDT", "WP")), None) if reread is not None else None
     if asking is None:
         return []
-    asked = parts.asked_of_an_offered_item(first, reread[:])
-    these = parts.text_of(first, [t for t in asking.head.subtree if t != asking])
-    if not asked or not these:
+    if asking.dep_ == "det":  # "Which countries have …" → "… do these countries have …"
+        asked = parts.asked_of_an_offered_item(first, reread[:])
+        these = parts.text_of(first, [t for t in asking.head.subtree if t != asking])
+        again = asked.replace("{item}", f"{_demonstrative(asking.head)} {these}") if asked and these else ""
+    elif asking.head.pos_ == "AUX" and asking.head.dep_ == "ROOT":
+        # "What is the most popular X" → "is this the most popular X"
+        copula = asking.head
+        named = next((c for c in copula.children if c.dep_ in ("nsubj", "attr") and c != asking
+                      and c.pos_ in ("NOUN", "PROPN")), None)
+        again = f"{copula.text} {_demonstrative(named)} {parts.text_of(first, list(named.subtree))}" \
+            if named is not None else ""
+    else:
+        again = ""
+    if not again:
         return []
-    again = asked.replace("{item}", f"these {these}")
     return [Facet(text=_as_question(first), source=first),
             Facet(text=_as_question(f"{word.text.capitalize()} {again[:1].lower()}{again[1:]}"),
                   source=text[word.idx:])]
+
+
+def _demonstrative(noun: Token) -> str:
+    """What points back at what a question found: "these" for a plural noun, else "this"."""
+    return "these" if parts.plural(noun) else "this"
 
 
 Parts = tuple[list[Facet], list[Facet]]  # a segment's questions and instructions, its statements
