@@ -40,8 +40,15 @@ from research_studio.understanding.kinds import (
     writing_judge,
 )
 from research_studio.understanding.lists import ListItem, list_items
+from research_studio.understanding.offers import (
+    asked_of_each_offered,
+    before_the_offer,
+    offered_as_answers,
+    offered_at_the_end,
+    offered_phrases,
+)
 from research_studio.understanding.parser import parse
-from research_studio.understanding.serial import opens_a_question, serial_members, serial_questions
+from research_studio.understanding.serial import serial_members, serial_questions
 from research_studio.understanding.structure import Facet, QuestionKind, QuestionStructure
 from research_studio.understanding.subject import heading_subject, ranked_subjects
 
@@ -90,7 +97,7 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
             listed = attribute_lists(doc, groups, embed)
             groups = [g for g in groups if not any(g is a for a in listed)] or groups
     group = max(groups, key=len) if groups else []
-    offered = _offered_as_answers(group) if len(group) >= 2 else []
+    offered = offered_as_answers(group) if len(group) >= 2 else []
     nested = chain(doc, text)
     held = parts.positions(text, doc)
     asks_itself = bool(segments) and parts.asks(segments[0])
@@ -155,30 +162,30 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     # alternatives a question offers that no reading of its kind compares ("Which came out
     # first, A or B?" reads as history): each researched beside the question
     compared_group = len(group) >= 2 and _compared(group, intent)
-    offer = _offered_at_the_end(text, doc) if one_question and not offered else None
+    offer = offered_at_the_end(text, doc) if one_question and not offered else None
     if offer is not None:  # alternatives the parse did not coordinate
         return QuestionStructure(kind=K.COMPARISON, items=offer.alternatives,
                                  item_question=offer.item_question,
                                  topic=parts.topic(text, doc, offer.taken), **common)
-    if offered and not compared_group and (alternatives := _offered_phrases(text, offered)):
+    if offered and not compared_group and (alternatives := offered_phrases(text, offered)):
         grouped = {t.i for m in offered for t in m.subtree}
         return QuestionStructure(kind=K.COMPARISON, items=alternatives,
-                                 item_question=_asked_of_each_offered(text, offered),
+                                 item_question=asked_of_each_offered(text, offered),
                                  topic=parts.topic(text, doc, grouped), **common)
     if compared_group \
             and not (brief and len(facets) >= 2 and not _asks_of_each(text, segments, group)):
         # the parse coordinates the words before the offered names with them ("Which is
         # better for beginners, A or B?"): those words are what they are compared for
         compared = _comparison(text, doc, offered or group, segments, common, embed,
-                               _before_the_offer(text, group, offered))
-        alternatives = _offered_phrases(text, offered) if offered else []
+                               before_the_offer(text, group, offered))
+        alternatives = offered_phrases(text, offered) if offered else []
         if len(alternatives) == len(compared.items):  # the names as written ("Raging Bull")
             # a word of a name the parse read apart is no dimension ("Women" of "First for Women")
             written = {w for a in alternatives for w in tokenize(a)}
             compared = replace(compared, items=alternatives, dimensions=[
                 d for d in compared.dimensions if not set(tokenize(d)) <= written])
         if offered:
-            compared = replace(compared, item_question=_asked_of_each_offered(text, offered))
+            compared = replace(compared, item_question=asked_of_each_offered(text, offered))
         return compared
     pair = parts.contrasted_pair(doc, opening_only=intent == K.EVALUATIVE) \
         if len(group) < 2 and intent in (K.COMPARISON, K.EVALUATIVE) and not brief else []
@@ -204,7 +211,7 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
                                      topic=parts.shared_object(text, group)[1], **common)
     if len(sentences) == 1 and segments:  # the same asked of several things, or several actions
         asked = _segment_facets(by_segment) if by_segment else [
-            Facet(text=_as_question(q), source=segments[0].text)
+            Facet(text=parts.as_question(q), source=segments[0].text)
             for q in _distributed(text, segments[0], topic)]
         if len(asked) >= 2:
             return QuestionStructure(kind=K.MULTI_FACETED, facets=asked, topic=topic, **common)
@@ -250,158 +257,13 @@ def _listed_actions(text: str, segment: Span, topic: str, asks: bool) -> list[st
     verb."""
     listed = serial_questions(text, segment, topic)
     if asks or not listed:
-        return [_as_question(q) for q in listed]
+        return [parts.as_question(q) for q in listed]
     verb = segment[0]
     if verb != segment.root or verb.pos_ != "VERB":
         return []
     cut = verb.idx + len(verb.text) - segment.start_char
     template = load_data("offline_plan")["multi_faceted"]["phrase_facet"]
     return [template.format(facet=q[cut:].strip()) for q in listed]
-
-
-def _offered_as_answers(group: list) -> list:
-    """The members a question that opens with its question word offers as its answers,
-    set off by a comma or colon and joined by "or": "Which came out first, A or B?",
-    "Which novelist, A or B, wrote …?", and "Which is better for beginners, A or B?",
-    where the parser coordinates "beginners" with the names. Answering it compares them,
-    whatever the question reads like ("came out first" reads as history). Empty for any
-    other group."""
-    doc = group[0].doc
-    starts = [m.left_edge.i for m in group]
-    offered = next((k for k, start in enumerate(starts)
-                    if start > 0 and doc[start - 1].text in (",", ":", "--", "—")), None)
-    # only a question word that asks for a thing ("which", "who", "what", "whose") has
-    # answers to offer: "Why do people prefer A, B or C?" lists what they prefer
-    if offered is None or len(group) - offered < 2 or not any(
-            opens_a_question(t) and t.tag_ != "WRB" for t in doc[:starts[offered]]):
-        return []
-    # joined by "or" alone: an "and" between them is inside a name ("Bedknobs and
-    # Broomsticks or …") or adds rather than offers
-    joins = [t for t in doc[starts[offered]:max(m.i for m in group)] if t.pos_ == "CCONJ"]
-    return group[offered:] if joins and all(parts.disjunction(t) for t in joins) else []
-
-
-def _offered_phrases(text: str, offered: list) -> list[str]:
-    """The alternatives a question offers as written: the words from the first to the
-    punctuation after the last, cut at each "or" and each comma between them ("The Climb
-    or Voices of Iraq", "Bedknobs and Broomsticks or The Muppet Christmas Carol"), where
-    the parse hangs a name's own words elsewhere; a lower-case article is no part of one.
-    Empty when a piece names nothing."""
-    doc = offered[0].doc
-    first, last, end = offered[0].left_edge.i, max(m.i for m in offered), _offer_end(offered)
-    pieces: list[list[Token]] = [[]]
-    for token in doc[first:end]:
-        if (parts.disjunction(token) or token.text == ",") and token.i < last:
-            pieces.append([])
-        elif not (token.pos_ == "DET" and token.text.islower() and not pieces[-1]):
-            pieces[-1].append(token)
-    if not all(any(t.pos_ in ("NOUN", "PROPN", "NUM") for t in piece) for piece in pieces):
-        return []
-    return [parts.text_of(text, piece) for piece in pieces]
-
-
-def _asked_of_each_offered(text: str, offered: list) -> str:
-    """What a question that offers its answers asks of each, "{item}" standing for one
-    (``_asked_of_each``): its sentence without the offered members, from the punctuation
-    that sets them off to the punctuation after them ("Which novelist, A or B, wrote X?"
-    → "Which novelist wrote X?" → "Did {item} write X?")."""
-    doc = offered[0].doc
-    sentence = offered[0].sent
-    first = offered[0].left_edge.i
-    start = first - 1 if first and doc[first - 1].text in _SETS_OFF else first
-    end = _offer_end(offered)
-    if end < sentence.end and doc[end].text == ",":
-        end += 1  # the sentence goes on after them: "…, A or B, wrote X?"
-    cut_to = doc[end].idx if end < sentence.end else sentence.end_char
-    said = text[sentence.start_char:sentence.end_char]
-    return _asked_of_each(said, doc[start].idx - sentence.start_char, cut_to - sentence.start_char)
-
-
-def _offer_end(offered: list) -> int:
-    """Where the alternatives a question offers end: the punctuation after the last, but
-    not a comma that only names follow ("McFarland, USA", "Globex Widgets, Inc.": a comma
-    of the last one's name)."""
-    doc, sentence = offered[0].doc, offered[0].sent
-    last = max(m.i for m in offered)
-    end = next((t.i for t in doc[last + 1:sentence.end] if t.is_punct and t.text not in "-'’&"),
-               sentence.end)
-    if end < sentence.end and doc[end].text == "," and all(
-            t.pos_ in ("PROPN", "PUNCT") for t in doc[end + 1:sentence.end]):
-        return sentence.end - 1 if doc[sentence.end - 1].is_punct else sentence.end
-    return end
-
-
-# what sets off the alternatives a question offers ("Which is faster, A or B?")
-_SETS_OFF = (",", ":", "--", "—")
-
-
-def _asked_of_each(sentence: str, cut_from: int, cut_to: int) -> str:
-    """The question of ``sentence`` without the offered alternatives at
-    ``[cut_from, cut_to)``, asked of one of them ("Which is faster, A or B?" → "Which is
-    faster?" → "Is {item} faster?"), parsed again: the offered names can mislead the parse
-    of the rest ("MongoDB" read as a number). Empty when the question word's phrase stands
-    for none of them (``asked_of_an_offered_item``)."""
-    before, after = sentence[:cut_from].rstrip(), sentence[cut_to:].strip()
-    remainder = f"{before} {after}" if after[:1].isalnum() else before + after
-    reread = parse(remainder, judge_language=False) if before else None
-    if reread is None or not len(reread):
-        return ""
-    asked = parts.asked_of_an_offered_item(remainder, reread[:])
-    return _as_question(asked) if asked else ""
-
-
-class _Offer(NamedTuple):
-    alternatives: list[str]
-    item_question: str
-    taken: set[int]  # the offered words' token indices in the question's parse
-
-
-def _offered_at_the_end(text: str, doc: Doc) -> _Offer | None:
-    """Alternatives a question offers at its end, set off by a comma or colon and joined
-    by "or", read from their own parse where the question's does not coordinate them
-    ("Which database handles JSON better, PostgreSQL, MongoDB or MySQL?": the small parser
-    tags "MongoDB" a number and joins "PostgreSQL" to "better"). Each is a phrase with a
-    noun and no verb; the first such tail after the question word is the offer."""
-    sentence = next(iter(doc.sents))
-    asking = next((t for t in sentence if opens_a_question(t) and t.tag_ != "WRB"), None)
-    closing = sentence[-1] if sentence[-1].text in ("?", ".") else None
-    if asking is None or closing is None or closing.idx > len(text):  # a full stop parse() added
-        return None
-    for mark in (t for t in sentence if t.text in _SETS_OFF and t.i > asking.i):
-        tail_start = mark.idx + len(mark.text)
-        alternatives = _alternatives(text[tail_start:closing.idx])
-        if alternatives:
-            return _Offer(alternatives, _asked_of_each(text, mark.idx, closing.idx),
-                          {t.i for t in sentence if mark.idx <= t.idx < closing.idx})
-    return None
-
-
-def _alternatives(tail: str) -> list[str]:
-    """The members of a list of alternatives as written ("PostgreSQL, MongoDB or MySQL"):
-    pieces cut at "or" and the commas before it, at least two, each with a noun or name and
-    no verb, joined by "or" alone (an "and" adds rather than offers); empty otherwise."""
-    doc = parse(tail, judge_language=False)
-    if doc is None:
-        return []
-    words = [t for t in doc if t.idx < len(tail) and not t.is_space]
-    joins = [t for t in words if t.pos_ == "CCONJ"]
-    if not joins or not all(parts.disjunction(t) for t in joins):
-        return []
-    pieces: list[list[Token]] = [[]]
-    for token in words:
-        # a list's commas come before its last "or"; one after it is a name's ("…, Inc.")
-        if parts.disjunction(token) or (token.text == "," and token.i < joins[-1].i):
-            pieces.append([])
-        elif not (token.pos_ == "DET" and token.text.islower() and not pieces[-1]):
-            pieces[-1].append(token)
-    comma = next((k for k, t in enumerate(pieces[-1]) if t.text == ","), None)
-    if comma is not None and not all(t.pos_ in ("PROPN", "PUNCT") for t in pieces[-1][comma:]):
-        return []  # the question goes on after them ("…, A or B, in your opinion?")
-    if len(pieces) < 2 or not all(
-            any(t.pos_ in ("NOUN", "PROPN", "NUM") for t in piece)
-            and not any(t.pos_ in ("VERB", "AUX") for t in piece) for piece in pieces):
-        return []
-    return [parts.text_of(tail, piece) for piece in pieces]
 
 
 def _compared(group: list, intent: str | None) -> bool:
@@ -435,18 +297,6 @@ def _owner_complement(group: list) -> bool:
     return any(c.dep_ == "prep" and c.lower_ == "of" for m in group for c in m.children)
 
 
-def _before_the_offer(text: str, group: list, offered: list) -> str:
-    """The phrase the parse coordinated with the offered names, when a preposition
-    relates it (" for beginners" of "Which is better for beginners, A or B?"); empty
-    otherwise ("Which language has more speakers, A or B?": what is compared, asked in
-    the question itself)."""
-    if not offered or offered[0] is group[0] or group[0].dep_ != "pobj":
-        return ""
-    preposition = group[0].head
-    words = [t for t in preposition.subtree if t.i < offered[0].left_edge.i and not t.is_punct]
-    return " " + parts.text_of(text, words) if words else ""
-
-
 def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: dict,
                 embed: Embed | None, purpose_before: str = "") -> QuestionStructure:
     asked_at = parts.asked_after(group)
@@ -462,7 +312,7 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
     grouped = {t.i for m in group for t in m.subtree}
     for segment in segments:  # "… : what is each one good for?" asks the same of every item
         if parts.asks(segment) and not {t.i for t in segment} & grouped:
-            facets.append(Facet(text=_as_question(parts.per_item(text, segment)),
+            facets.append(Facet(text=parts.as_question(parts.per_item(text, segment)),
                                 source=segment.text))
     purpose = parts.purpose_phrase(text, doc, compared) or purpose_before
     listed = compared_on(text, doc, compared, embed, asked_at.i if asked_at is not None else None) \
@@ -478,7 +328,7 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
     if not facets and asked is not None and asked.members == items:
         # "What are the pros and cons of A, B and C for X?" asks the same of each item: its
         # attribute, not the nouns after the group, is what each item is researched for
-        facets, dimensions, each = [Facet(text=_as_question(asked.template()),
+        facets, dimensions, each = [Facet(text=parts.as_question(asked.template()),
                                           source=segments[0].text)], [], False
     elif head is None and owns_an_attribute(group[0]):
         # "Compare the economies of Japan and Germany" compares each one's economy
@@ -544,8 +394,8 @@ def _asked_again(text: str, doc: Doc) -> list[Facet]:
         again = ""
     if not again:
         return []
-    return [Facet(text=_as_question(first), source=first),
-            Facet(text=_as_question(f"{word.text.capitalize()} {again[:1].lower()}{again[1:]}"),
+    return [Facet(text=parts.as_question(first), source=first),
+            Facet(text=parts.as_question(f"{word.text.capitalize()} {again[:1].lower()}{again[1:]}"),
                   source=text[word.idx:])]
 
 
@@ -670,7 +520,7 @@ def _segment_parts(pieces: list[_Piece], writing: Callable[[str], bool] | None,
     for index in asking:  # a question that names nothing is about the person's situation
         text, segment, item, _ = pieces[index]
         by_segment[index][0].extend(
-            Facet(text=_as_question(q), source=segment.text)
+            Facet(text=parts.as_question(q), source=segment.text)
             for q in _asked_pieces(text, segment, referent, templates, split=not item,
                                    about_referent=headed, anchor=context))
     return by_segment, context
@@ -795,7 +645,7 @@ def _anchored(piece: str, referent: str, templates: dict) -> str:
 
 def _whole_question(text: str) -> str:
     """A question as asked, given its question mark when it was typed without one."""
-    return text if text.rstrip().endswith("?") else _as_question(text)
+    return text if text.rstrip().endswith("?") else parts.as_question(text)
 
 
 def _research_question(text: str, by_segment: list[Parts]) -> str:
@@ -999,8 +849,3 @@ def _noun_facets(text: str, group: list) -> list[Facet]:
                                               preposition=preposition if own else "of", topic=shared),
                          source=phrase))
     return out
-
-
-def _as_question(phrase: str) -> str:
-    phrase = parts.clean_phrase(phrase)
-    return phrase[:1].upper() + phrase[1:] + "?" if phrase else ""

@@ -53,6 +53,12 @@ def text_of(text: str, tokens: list[Token]) -> str:
     return text[first.idx:last.idx + len(last.text)].strip(" ,;:")
 
 
+def as_question(phrase: str) -> str:
+    """A phrase as a question of its own: one line, capitalised, closed by "?"."""
+    phrase = clean_phrase(phrase)
+    return phrase[:1].upper() + phrase[1:] + "?" if phrase else ""
+
+
 def clean_phrase(phrase: str) -> str:
     """One line, no closing punctuation, no bracket or quotation left open by a cut."""
     phrase = " ".join(phrase.split()).rstrip(" .?!;:,")
