@@ -103,6 +103,31 @@ def test_each_offered_alternative_is_asked_what_the_question_asks(embed, questio
     assert texts == [question, *asked]
 
 
+@pytest.mark.parametrize(("question", "items"), [
+    # alternatives after a colon are offered, not aspects of what comes before the colon
+    ("Which is better for a home studio: Ableton, Logic or FL Studio?", ["Ableton", "Logic", "FL Studio"]),
+    # the parse reads the first as an apposition: the alternatives read on their own are more
+    ("Which tablet should I buy for drawing: an iPad Air, a Galaxy Tab or a Surface Pro?",
+     ["iPad Air", "Galaxy Tab", "Surface Pro"]),
+])
+def test_alternatives_after_a_colon_are_each_asked_the_question(embed, question, items):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.items == items
+    assert texts[0] == question
+    assert len(texts) == len(items) + 1
+    for item, text in zip(items, texts[1:], strict=True):
+        assert item in text and "for" in text and text.endswith("?"), texts
+
+
+def test_a_question_after_the_askers_situation_asks_each_alternative(embed):
+    # the situation is set aside: what remains is one question that offers its answers
+    structure, texts = plan_of(
+        "We are a small design agency. Which should we use for invoices, FreshBooks or Xero?", embed)
+    assert structure.items == ["FreshBooks", "Xero"]
+    assert texts == ["Which should we use for invoices, FreshBooks or Xero?",
+                     "Should we use FreshBooks for invoices?", "Should we use Xero for invoices?"]
+
+
 def test_items_chosen_between_are_compared_for_the_purpose_after_them(embed):
     # "for a small API" hangs on the verb, the items on "between"
     structure, texts = plan_of("How do I decide between Flask and FastAPI for a small API?", embed)

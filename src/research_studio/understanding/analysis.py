@@ -147,9 +147,17 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         # "Who wrote Hamlet and why is it still performed?": a question too short to stand
         # alone ("Who wrote Hamlet?") is researched within the whole, beside the other
         facets = [Facet(text=_whole_question(text), source=text), *facets]
-    owner = parts.introduced_by(group) if len(group) >= 2 and not brief else None
+    offer = offered_at_the_end(text, doc) if one_question else None
+    if offer is not None and len(offer.alternatives) > len(offered):
+        # alternatives the parse did not coordinate, or not all of them ("…: a MacBook Air,
+        # a Dell XPS or a ThinkPad?": the first read as an apposition)
+        return QuestionStructure(kind=K.COMPARISON, items=offer.alternatives,
+                                 item_question=offer.item_question,
+                                 topic=parts.topic(text, doc, offer.taken), **common)
+    # alternatives offered ("… for X: A, B or C?") are no aspects of what precedes them
+    owner = parts.introduced_by(group) if len(group) >= 2 and not brief and not offered else None
     aspect_list = None
-    if owner is None and not brief:  # the parse missed the list: "X — its goals, how much …"
+    if owner is None and not brief and not offered:  # the parse missed the list: "X — its goals, how much …"
         owner, aspect_list = _list_owner(doc) or (None, None)
     if owner is not None:  # "Describe X: its A, its B and C" asks for X's aspects
         owned = _owner_phrase(text, owner)
@@ -162,21 +170,20 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     # alternatives a question offers that no reading of its kind compares ("Which came out
     # first, A or B?" reads as history): each researched beside the question
     compared_group = len(group) >= 2 and _compared(group, intent)
-    offer = offered_at_the_end(text, doc) if one_question and not offered else None
-    if offer is not None:  # alternatives the parse did not coordinate
-        return QuestionStructure(kind=K.COMPARISON, items=offer.alternatives,
-                                 item_question=offer.item_question,
-                                 topic=parts.topic(text, doc, offer.taken), **common)
+    # "We are a 5-person startup. Which database should we use, A or B?" asks, its situation
+    # set aside, what each item is asked
+    compares = {**common, "asks_itself": True} \
+        if context and not asks_itself and _asks_once(pieces, by_segment) else common
     if offered and not compared_group and (alternatives := offered_phrases(text, offered)):
         grouped = {t.i for m in offered for t in m.subtree}
         return QuestionStructure(kind=K.COMPARISON, items=alternatives,
                                  item_question=asked_of_each_offered(text, offered),
-                                 topic=parts.topic(text, doc, grouped), **common)
+                                 topic=parts.topic(text, doc, grouped), **compares)
     if compared_group \
             and not (brief and len(facets) >= 2 and not _asks_of_each(text, segments, group)):
         # the parse coordinates the words before the offered names with them ("Which is
         # better for beginners, A or B?"): those words are what they are compared for
-        compared = _comparison(text, doc, offered or group, segments, common, embed,
+        compared = _comparison(text, doc, offered or group, segments, compares, embed,
                                before_the_offer(text, group, offered))
         alternatives = offered_phrases(text, offered) if offered else []
         if len(alternatives) == len(compared.items):  # the names as written ("Raging Bull")
@@ -264,6 +271,14 @@ def _listed_actions(text: str, segment: Span, topic: str, asks: bool) -> list[st
     cut = verb.idx + len(verb.text) - segment.start_char
     template = load_data("offline_plan")["multi_faceted"]["phrase_facet"]
     return [template.format(facet=q[cut:].strip()) for q in listed]
+
+
+def _asks_once(pieces: list[_Piece], by_segment: list[Parts]) -> bool:
+    """One piece of the text asks a question and no other gives anything to research (a
+    situation set aside gives nothing)."""
+    asking_at = [k for k, piece in enumerate(pieces) if parts.asks(piece.segment)]
+    return len(asking_at) == 1 and not any(
+        asked or stated for k, (asked, stated) in enumerate(by_segment) if k not in asking_at)
 
 
 def _compared(group: list, intent: str | None) -> bool:
