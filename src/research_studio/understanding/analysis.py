@@ -49,7 +49,7 @@ from research_studio.understanding.offers import (
 )
 from research_studio.understanding.parser import parse
 from research_studio.understanding.serial import serial_members, serial_questions
-from research_studio.understanding.structure import Facet, QuestionKind, QuestionStructure
+from research_studio.understanding.structure import MIN_QUESTION_WORDS, Facet, QuestionKind, QuestionStructure
 from research_studio.understanding.subject import heading_subject, ranked_subjects
 
 K = QuestionKind
@@ -57,9 +57,6 @@ K = QuestionKind
 # suggests another kind. Cosines of MiniLM between short questions of different kinds
 # differ by a few hundredths; below that margin the structure is the better witness.
 KIND_MARGIN = 0.02
-# A sub-question researched on its own has at least this many words (issue 24's test of a
-# fragment); a shorter question of a brief ("What is MVCC?") is asked about its subject.
-MIN_QUESTION_WORDS = 4
 
 
 def understand(text: str, embed: Embed | None = None) -> QuestionStructure:

@@ -18,12 +18,9 @@ from research_studio.understanding.embedded import asking_word, embedded_questio
 from research_studio.understanding.facets import WH_TAGS
 from research_studio.understanding.names import without_possessive
 from research_studio.understanding.parser import parse
-from research_studio.understanding.structure import QuestionKind, QuestionStructure
+from research_studio.understanding.structure import MIN_QUESTION_WORDS, QuestionKind, QuestionStructure
 
 K = QuestionKind
-# the fewest words a sub-question has (issue 24: "Is Go faster?" reads as a fragment of the
-# question it came from; the question itself already asks it of every item)
-MIN_WORDS = 4
 
 
 class PlanRow(NamedTuple):
@@ -55,7 +52,7 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
             text = t["item_facet"].format(item=item, facet=_lowered_question(s.facets[0].text))
         elif dims:
             text = t["item_with_dimensions"].format(item=item, dimensions=dims, purpose=s.purpose)
-        elif asking and len((asked := _asked_of(item, s.item_question)).split()) >= MIN_WORDS:
+        elif asking and len((asked := _asked_of(item, s.item_question)).split()) >= MIN_QUESTION_WORDS:
             text = asked  # "Which handles JSON better, X or Y?" → "Does X handle JSON better?"
         elif asking:
             text = t["item_of_question"].format(item=item, purpose=s.purpose)

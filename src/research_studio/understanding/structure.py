@@ -10,6 +10,12 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
+# A sub-question researched on its own has at least this many words (issue 24's test of a
+# fragment): a shorter question of a brief ("What is MVCC?") is asked about its subject, and
+# one asked of an offered item ("Is Go faster?") is left to the question, which asks it of
+# every item already.
+MIN_QUESTION_WORDS = 4
+
 
 class QuestionKind(StrEnum):
     """Seed 001's decomposition strategies, plus the nested chain of multi-hop questions."""
