@@ -77,6 +77,8 @@ def test_the_alternatives_are_compared_for_what_the_question_names_before_them(e
 
 
 @pytest.mark.parametrize(("question", "asked"), [
+    # each alternative as written, its article too
+    ("Which of these is a reptile, a turtle or a frog?", ["Is a turtle a reptile?", "Is a frog a reptile?"]),
     # the question word is the subject: the verb's tense goes to "do", or the copula and
     # the auxiliary open the question
     ("Which editor starts faster, Vim or Emacs?", ["Does Vim start faster?", "Does Emacs start faster?"]),
@@ -108,7 +110,7 @@ def test_each_offered_alternative_is_asked_what_the_question_asks(embed, questio
     ("Which is better for a home studio: Ableton, Logic or FL Studio?", ["Ableton", "Logic", "FL Studio"]),
     # the parse reads the first as an apposition: the alternatives read on their own are more
     ("Which tablet should I buy for drawing: an iPad Air, a Galaxy Tab or a Surface Pro?",
-     ["iPad Air", "Galaxy Tab", "Surface Pro"]),
+     ["an iPad Air", "a Galaxy Tab", "a Surface Pro"]),
 ])
 def test_alternatives_after_a_colon_are_each_asked_the_question(embed, question, items):
     structure, texts = plan_of(question, embed)
@@ -571,6 +573,16 @@ def test_a_question_about_causes_still_asks_for_them(embed):
     structure, texts = plan_of("What causes tooth decay?", embed)
     assert structure.kind == K.CAUSAL and not structure.asks_effects
     assert "What are the causes of tooth decay?" in texts
+
+
+def test_a_bare_question_word_after_offered_alternatives_is_no_alternative(embed):
+    # "why" is coordinated with the names by the parse; the question, asked whole, asks it
+    question = "Which browser uses less memory, Firefox, Chrome or Safari, and why?"
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.items == ["Firefox", "Chrome", "Safari"]
+    assert texts[0] == question
+    assert texts[1:] == ["Does Firefox use less memory?", "Does Chrome use less memory?",
+                         "Does Safari use less memory?"]
 
 
 @pytest.mark.parametrize(("question", "expected"), [

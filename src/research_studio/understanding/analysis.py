@@ -139,6 +139,12 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     again = _asked_again(text, doc) if one_question else []
     if again:  # "Which languages are growing fastest, and why?": the question, then its reason
         return QuestionStructure(kind=K.MULTI_FACETED, facets=again, topic=parts.topic(text, doc), **common)
+    bare = _bare_question_word(doc) if one_question else None
+    if bare is not None and (reread := parse(shorter := _without_the_bare_word(text, bare))) is not None:
+        # "Which is better, A or B, and why?": the parse coordinates "why" with the items;
+        # read without it, and the question, researched whole, asks it
+        return replace(_structure(shorter, reread, scores, writing, embed),
+                       text=text, research_question=research_question)
     facets = _segment_facets(by_segment) if split else []
     if one_question and len(facets) == 1 and _asks_a_short_question(by_segment):
         # "Who wrote Hamlet and why is it still performed?": a question too short to stand
@@ -378,19 +384,14 @@ def _asked_again(text: str, doc: Doc) -> list[Facet]:
     Empty for any other question, or one whose question word neither determines a subject
     or an object nor asks what a copula's noun is ("Who invented the telephone, and when?")."""
     root = next(iter(doc.sents)).root
-    word = next((t for t in root.children if t.dep_ == "conj" and t.tag_ == "WRB"
-                 and all(c.is_punct for c in t.children)
-                 and all(x.is_punct for x in doc[t.i + 1:])), None)
-    if word is None:
+    word = _bare_question_word(doc)
+    if word is None or word.head != root:
         return []
-    start = word.i
-    while start > 0 and (doc[start - 1].is_punct or doc[start - 1].pos_ == "CCONJ"):
-        start -= 1
-    first = text[:doc[start].idx].rstrip() + "?"
+    first = _without_the_bare_word(text, word)
     reread = parse(first, judge_language=False)
     asking = next((t for t in reread if t.tag_ in ("WDT", "WP")), None) if reread is not None else None
-    if asking is None:
-        return []
+    if asking is None or _offers(first, reread):
+        return []  # "Which is cheapest, A, B or C, and why?" compares them, the reason with them
     if asking.dep_ == "det":  # "Which countries have …" → "… do these countries have …"
         asked = parts.asked_of_an_offered_item(first, reread[:])
         these = parts.text_of(first, [t for t in asking.head.subtree if t != asking])
@@ -409,6 +410,34 @@ def _asked_again(text: str, doc: Doc) -> list[Facet]:
     return [Facet(text=parts.as_question(first), source=first),
             Facet(text=parts.as_question(f"{word.text.capitalize()} {again[:1].lower()}{again[1:]}"),
                   source=text[word.idx:])]
+
+
+def _offers(text: str, doc: Doc) -> bool:
+    """The question offers alternatives, read by the parse or on their own."""
+    groups = parts.coordinated_groups(doc)
+    return bool(groups and offered_as_answers(max(groups, key=len))) \
+        or offered_at_the_end(text, doc) is not None
+
+
+def _bare_question_word(doc: Doc) -> Token | None:
+    """The question word that ends a question, coordinated with it and asking nothing of
+    its own ("…, and why?")."""
+    words = [t for t in doc if not t.is_punct and not t.is_space]
+    last = words[-1] if words else None
+    if last is None or last.tag_ != "WRB" or last.dep_ != "conj" \
+            or any(not c.is_punct for c in last.children) or last.i == 0 \
+            or doc[last.i - 1].pos_ != "CCONJ":
+        return None
+    return last
+
+
+def _without_the_bare_word(text: str, word: Token) -> str:
+    """The question without its bare question word and the conjunction and comma before
+    it: "Which is better, A or B, and why?" → "Which is better, A or B?"."""
+    doc, start = word.doc, word.i
+    while start > 0 and (doc[start - 1].is_punct or doc[start - 1].pos_ == "CCONJ"):
+        start -= 1
+    return text[:doc[start].idx].rstrip() + "?"
 
 
 def _demonstrative(noun: Token) -> str:

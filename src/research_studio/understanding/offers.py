@@ -41,19 +41,19 @@ def offered_phrases(text: str, offered: list) -> list[str]:
     """The alternatives a question offers as written: the words from the first to the
     punctuation after the last, cut at each "or" and each comma between them ("The Climb
     or Voices of Iraq", "Bedknobs and Broomsticks or The Muppet Christmas Carol"), where
-    the parse hangs a name's own words elsewhere; a lower-case article is no part of one.
-    Empty when a piece names nothing."""
+    the parse hangs a name's own words elsewhere; an article stays, as each is asked the
+    question ("Is a dolphin a mammal?"). Empty when a piece names nothing."""
     doc = offered[0].doc
     first, last, end = offered[0].left_edge.i, max(m.i for m in offered), _offer_end(offered)
     pieces: list[list[Token]] = [[]]
     for token in doc[first:end]:
         if (parts.disjunction(token) or token.text == ",") and token.i < last:
             pieces.append([])
-        elif not (token.pos_ == "DET" and token.text.islower() and not pieces[-1]):
+        else:
             pieces[-1].append(token)
     if not all(any(t.pos_ in ("NOUN", "PROPN", "NUM") for t in piece) for piece in pieces):
         return []
-    return [parts.text_of(text, piece) for piece in pieces]
+    return [" ".join(parts.text_of(text, piece).split()) for piece in pieces]
 
 
 def asked_of_each_offered(text: str, offered: list) -> str:
@@ -148,7 +148,7 @@ def _alternatives(tail: str) -> list[str]:
         # a list's commas come before its last "or"; one after it is a name's ("…, Inc.")
         if parts.disjunction(token) or (token.text == "," and token.i < joins[-1].i):
             pieces.append([])
-        elif not (token.pos_ == "DET" and token.text.islower() and not pieces[-1]):
+        else:
             pieces[-1].append(token)
     comma = next((k for k, t in enumerate(pieces[-1]) if t.text == ","), None)
     if comma is not None and not all(t.pos_ in ("PROPN", "PUNCT") for t in pieces[-1][comma:]):
@@ -157,7 +157,7 @@ def _alternatives(tail: str) -> list[str]:
             any(t.pos_ in ("NOUN", "PROPN", "NUM") for t in piece)
             and not any(t.pos_ in ("VERB", "AUX") for t in piece) for piece in pieces):
         return []
-    return [parts.text_of(tail, piece) for piece in pieces]
+    return [" ".join(parts.text_of(tail, piece).split()) for piece in pieces]
 
 
 def before_the_offer(text: str, group: list, offered: list) -> str:
