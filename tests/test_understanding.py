@@ -138,6 +138,14 @@ def test_items_chosen_between_are_compared_for_the_purpose_after_them(embed):
     assert all("for a small API" in t for t in texts[1:]), texts
 
 
+def test_a_query_typed_without_a_verb_compares_for_its_purpose(embed):
+    # "for session storage" hangs on an item: the purpose, not an attribute "storage"
+    structure, texts = plan_of("Redis or Memcached for session storage?", embed)
+    assert structure.items == ["Redis", "Memcached"] and structure.purpose == " for session storage"
+    assert structure.dimensions == []
+    assert all("for session storage" in t for t in texts), texts
+
+
 def test_an_alternative_asked_in_fewer_than_four_words_is_researched_as_a_whole(embed):
     # "Is Go faster?" would be a fragment of the question, which asks it of both already
     structure, texts = plan_of("Which is faster, Go or Rust?", embed)

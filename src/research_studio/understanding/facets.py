@@ -389,12 +389,13 @@ def purpose_phrase(text: str, doc: Doc, group: list[Token]) -> str:
     if group[0].dep_ == "pobj" and verb.dep_ == "prep":  # "choose between A and B for X"
         verb = verb.head
     after = max(t.i for t in _own_words(group[-1])) + 1
-    if verb.pos_ not in ("VERB", "AUX") or after >= len(doc):
+    verbless = group[0].dep_ == "ROOT"  # a query typed without a verb: "A or B for X?"
+    if (verb.pos_ not in ("VERB", "AUX") and not verbless) or after >= len(doc):
         return ""
     # the phrase hangs on the verb or a member, or on the adjective that judges the members
     # ("Is A or B better for X?"); a phrase on an auxiliary is an attribute ("Were A and B
     # of the same nationality?")
-    holders = [verb, *group] if verb.pos_ == "VERB" else []
+    holders = [verb, *group] if verb.pos_ == "VERB" else list(group) if verbless else []
     if doc[after].dep_ in ("acomp", "advmod") and doc[after].head == verb and after + 1 < len(doc):
         holders.append(doc[after])
         after += 1
