@@ -14,6 +14,9 @@ from research_studio.understanding import facets as parts
 from research_studio.understanding.parser import parse
 from research_studio.understanding.serial import opens_a_question
 
+# what sets off the alternatives a question offers ("Which is faster, A or B?")
+_SETS_OFF = (",", ":", "--", "—")
+
 
 def offered_as_answers(group: list) -> list:
     """The members a question that opens with its question word offers as its answers,
@@ -25,7 +28,7 @@ def offered_as_answers(group: list) -> list:
     doc = group[0].doc
     starts = [m.left_edge.i for m in group]
     offered = next((k for k, start in enumerate(starts)
-                    if start > 0 and doc[start - 1].text in (",", ":", "--", "—")), None)
+                    if start > 0 and doc[start - 1].text in _SETS_OFF), None)
     # only a question word that asks for a thing ("which", "who", "what", "whose") has
     # answers to offer: "Why do people prefer A, B or C?" lists what they prefer
     if offered is None or len(group) - offered < 2 or not any(
@@ -85,10 +88,6 @@ def _offer_end(offered: list) -> int:
             t.pos_ in ("PROPN", "PUNCT") for t in doc[end + 1:sentence.end]):
         return sentence.end - 1 if doc[sentence.end - 1].is_punct else sentence.end
     return end
-
-
-# what sets off the alternatives a question offers ("Which is faster, A or B?")
-_SETS_OFF = (",", ":", "--", "—")
 
 
 def _asked_of_each(sentence: str, cut_from: int, cut_to: int) -> str:
