@@ -47,16 +47,32 @@ def offered_phrases(text: str, offered: list) -> list[str]:
     the parse hangs a name's own words elsewhere; an article stays, as each is asked the
     question ("Is a dolphin a mammal?"). Empty when a piece names nothing."""
     doc = offered[0].doc
-    first, last, end = offered[0].left_edge.i, max(m.i for m in offered), _offer_end(offered)
+    first, last = offered[0].left_edge.i, max(m.i for m in offered)
+    pieces = _cut(list(doc[first:_offer_end(offered)]), last)
+    if not all(_names_something(piece) for piece in pieces):
+        return []
+    return [_as_written(text, piece) for piece in pieces]
+
+
+def _cut(tokens: list[Token], before: int) -> list[list[Token]]:
+    """``tokens`` cut at each "or" and comma before the token at index ``before`` (the
+    last member, or just after the last "or": a comma after it is a name's, "…, Inc.")."""
     pieces: list[list[Token]] = [[]]
-    for token in doc[first:end]:
-        if (parts.disjunction(token) or token.text == ",") and token.i < last:
+    for token in tokens:
+        if (parts.disjunction(token) or token.text == ",") and token.i < before:
             pieces.append([])
         else:
             pieces[-1].append(token)
-    if not all(any(t.pos_ in ("NOUN", "PROPN", "NUM") for t in piece) for piece in pieces):
-        return []
-    return [" ".join(parts.text_of(text, piece).split()) for piece in pieces]
+    return pieces
+
+
+def _names_something(piece: list[Token]) -> bool:
+    return any(t.pos_ in ("NOUN", "PROPN", "NUM") for t in piece)
+
+
+def _as_written(text: str, piece: list[Token]) -> str:
+    """A piece's words as the question writes them, on one line."""
+    return " ".join(parts.text_of(text, piece).split())
 
 
 def asked_of_each_offered(text: str, offered: list) -> str:
@@ -142,21 +158,16 @@ def _alternatives(tail: str) -> list[str]:
     joins = [t for t in words if t.pos_ == "CCONJ"]
     if not joins or not all(parts.disjunction(t) for t in joins):
         return []
-    pieces: list[list[Token]] = [[]]
-    for token in words:
-        # a list's commas come before its last "or"; one after it is a name's ("…, Inc.")
-        if parts.disjunction(token) or (token.text == "," and token.i < joins[-1].i):
-            pieces.append([])
-        else:
-            pieces[-1].append(token)
+    # a list's commas come before its last "or"; one after it is a name's ("…, Inc.")
+    pieces = _cut(words, joins[-1].i + 1)
     comma = next((k for k, t in enumerate(pieces[-1]) if t.text == ","), None)
     if comma is not None and not all(t.pos_ in ("PROPN", "PUNCT") for t in pieces[-1][comma:]):
         return []  # the question goes on after them ("…, A or B, in your opinion?")
     if len(pieces) < 2 or not all(
-            any(t.pos_ in ("NOUN", "PROPN", "NUM") for t in piece)
-            and not any(t.pos_ in ("VERB", "AUX") for t in piece) for piece in pieces):
+            _names_something(piece) and not any(t.pos_ in ("VERB", "AUX") for t in piece)
+            for piece in pieces):
         return []
-    return [" ".join(parts.text_of(tail, piece).split()) for piece in pieces]
+    return [_as_written(tail, piece) for piece in pieces]
 
 
 def before_the_offer(text: str, group: list, offered: list) -> str:
