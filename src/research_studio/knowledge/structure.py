@@ -181,6 +181,9 @@ def _fence_for(code: str) -> str:
     return "`" * (longest + 1)
 
 
+ROW_LABEL_SEPARATOR = " — "
+
+
 def row_statement(header: Sequence[str], cells: Sequence[str]) -> str:
     """One table row as a statement: "label — Header: cell; Header: cell". The first
     cell names the row; a table without a header row, or of one column, lists its
@@ -192,8 +195,15 @@ def row_statement(header: Sequence[str], cells: Sequence[str]) -> str:
                       for name, cell in zip(names[1:], cells[1:], strict=False) if cell)
     label = cells[0]
     if label and pairs:
-        return f"{label} — {pairs}"
+        return f"{label}{ROW_LABEL_SEPARATOR}{pairs}"
     return label or pairs
+
+
+def row_label(statement: str) -> str:
+    """The label a ``row_statement`` opens with (its first cell, which names the row);
+    empty for any other text."""
+    label, sep, pairs = statement.partition(ROW_LABEL_SEPARATOR)
+    return label if sep and label and ": " in pairs else ""
 
 
 def table_statements(rows: Sequence[tuple[Sequence[str], bool]]) -> list[str]:

@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.claim_check import same_facts
+from research_studio.graph.contradiction import contradicting
 from research_studio.graph.deps import ResearchDeps, SimilarityFn
 from research_studio.graph.text_analysis import numbers_disagree, numeric_tokens
 from research_studio.state import (
@@ -95,15 +96,27 @@ def group_by_domain(sub_questions: Sequence[SubQuestion],
     return domains
 
 
-def contradiction_graph(findings: Sequence[Finding], sim: np.ndarray,
-                         members: Sequence[int], same_topic: float) -> nx.Graph:
-    """Findings (by index) linked where they are on the same topic (cosine at least
-    ``same_topic``) and their figures disagree."""
-    numbers = {i: numeric_tokens(findings[i].get("text", "")) for i in members}
+def contradictions(findings: Sequence[Finding], sim: np.ndarray, same_topic: float,
+                   titles: dict[str, str] | None = None) -> set[tuple[int, int]]:
+    """Pairs of findings (by index) that contradict each other: on the same topic (cosine
+    at least ``same_topic``), with figures that disagree, stating another figure for the
+    same thing (``contradiction.contradicting``; ``titles``: each source's title)."""
+    texts = [f.get("text", "") for f in findings]
+    numbers = [numeric_tokens(text) for text in texts]
+    candidates = [(i, j) for i in range(len(findings)) for j in range(i + 1, len(findings))
+                  if sim[i, j] >= same_topic and numbers_disagree(numbers[i], numbers[j])]
+    sources = [f.get("source_id", "") for f in findings]
+    source_titles = [(titles or {}).get(source, "") for source in sources]
+    verdicts = contradicting(texts, source_titles, sources, candidates)
+    return {pair for pair, contradict in zip(candidates, verdicts, strict=True) if contradict}
+
+
+def contradiction_graph(members: Sequence[int], edges: set[tuple[int, int]]) -> nx.Graph:
+    """The findings ``members`` (by index), linked where they contradict each other."""
+    alive = set(members)
     graph = nx.Graph()
     graph.add_nodes_from(members)
-    graph.add_edges_from((i, j) for pos, i in enumerate(members) for j in members[pos + 1:]
-                         if sim[i, j] >= same_topic and numbers_disagree(numbers[i], numbers[j]))
+    graph.add_edges_from((i, j) for i, j in edges if i in alive and j in alive)
     return graph
 
 
@@ -113,11 +126,12 @@ def _components(graph: nx.Graph) -> list[list[int]]:
                   key=lambda group: group[0])
 
 
-def conflict_groups(findings: Sequence[Finding], similarity: Similarity,
-                    same_topic: float) -> list[list[int]]:
+def conflict_groups(findings: Sequence[Finding], similarity: Similarity, same_topic: float,
+                    titles: dict[str, str] | None = None) -> list[list[int]]:
     """Indices of contradicting findings, as connected components (chains count as one)."""
     sim = as_matrix([f.get("text", "") for f in findings], similarity)
-    return _components(contradiction_graph(findings, sim, list(range(len(findings))), same_topic))
+    edges = contradictions(findings, sim, same_topic, titles)
+    return _components(contradiction_graph(range(len(findings)), edges))
 
 
 def evidence_counts(findings: Sequence[Finding], similarity: Similarity,
@@ -154,7 +168,8 @@ def resolve_conflict(group: Sequence[Finding],
     return {**winner, "confidence": confidence}, record
 
 
-def resolve_domain(findings: Sequence[Finding], similarity: Similarity, same_topic: float
+def resolve_domain(findings: Sequence[Finding], similarity: Similarity, same_topic: float,
+                   titles: dict[str, str] | None = None,
                    ) -> tuple[list[Finding], list[ResolvedConflict], list[Finding]]:
     """Settle every conflict of a domain.
 
@@ -164,12 +179,13 @@ def resolve_domain(findings: Sequence[Finding], similarity: Similarity, same_top
     """
     sim = as_matrix([f.get("text", "") for f in findings], similarity)
     counts = evidence_counts(findings, sim, same_topic)
+    edges = contradictions(findings, sim, same_topic, titles)
     current = list(findings)
     alive = list(range(len(findings)))
     records: list[ResolvedConflict] = []
     winners: dict[int, Finding] = {}
     while True:
-        graph = contradiction_graph(current, sim, alive, same_topic)
+        graph = contradiction_graph(alive, edges)
         groups = _components(graph)
         if not groups:
             break
@@ -241,7 +257,8 @@ def synthesize_domain(sub_question: SubQuestion, findings: Sequence[Finding],
     winners whose confidence the vote lowered."""
     usable = findings_with_sources(findings, sources)
     sim = as_matrix([f["text"] for f in usable], similarity_fn)
-    survivors, conflicts, winners = resolve_domain(usable, sim, config.same_topic_similarity)
+    titles = {source_id: source.get("title", "") for source_id, source in sources.items()}
+    survivors, conflicts, winners = resolve_domain(usable, sim, config.same_topic_similarity, titles)
     position = {f["finding_id"]: i for i, f in enumerate(usable)}
     keep = [position[f["finding_id"]] for f in survivors]
     insights = merge_insights(survivors, sim[np.ix_(keep, keep)],

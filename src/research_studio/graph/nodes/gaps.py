@@ -7,7 +7,7 @@ from langgraph.runtime import Runtime
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
-from research_studio.graph.nodes.domain_synthesis import Similarity, as_matrix, contradiction_graph
+from research_studio.graph.nodes.domain_synthesis import Similarity, as_matrix, contradictions
 from research_studio.graph.nodes.strategy import follow_up_queries
 from research_studio.graph.text_analysis import content_terms
 from research_studio.state import Finding, ResearchState, SubQuestion, searched_text
@@ -23,14 +23,12 @@ def section_confidence(sub_question: SubQuestion, findings: list[Finding],
     return round(base * min(1.0, len(findings) / max(1, config.min_findings)), 3)
 
 
-def conflicting_pairs(findings: list[Finding], similarity: Similarity,
-                      same_topic: float) -> list[tuple[str, str]]:
+def conflicting_pairs(findings: list[Finding], similarity: Similarity, same_topic: float,
+                      titles: dict[str, str] | None = None) -> list[tuple[str, str]]:
     """Findings of different sources that contradict each other as domain synthesis sees it
-    (the same topic by the sentence encoder, different figures), so both steps name the
-    same conflicts."""
+    (``domain_synthesis.contradictions``), so both steps name the same conflicts."""
     sim = as_matrix([f["text"] for f in findings], similarity)
-    graph = contradiction_graph(findings, sim, list(range(len(findings))), same_topic)
-    pairs = sorted(tuple(sorted(edge)) for edge in graph.edges)
+    pairs = sorted(contradictions(findings, sim, same_topic, titles))
     return [(findings[i]["finding_id"], findings[j]["finding_id"]) for i, j in pairs
             if findings[i]["source_id"] != findings[j]["source_id"]]
 
@@ -64,12 +62,13 @@ async def detect_gaps_node(state: ResearchState, runtime: Runtime[ResearchDeps])
     gaps, refinements = [], []
     kb = runtime.context.kb
     specificity = kb.specificity_scorer() if kb is not None else None
+    titles = {source_id: source.get("title", "") for source_id, source in sources.items()}
     for sq in sub_questions:
         sq_id = sq["sub_question_id"]
         evidence = " ".join(sources.get(f["source_id"], {}).get("text", "") for f in by_sq[sq_id])
         missing = sorted(content_terms(searched_text(sq)) - content_terms(evidence))
         conflicts = conflicting_pairs(by_sq[sq_id], runtime.context.similarity,
-                                      config.same_topic_similarity)
+                                      config.same_topic_similarity, titles)
         weak = len(by_sq[sq_id]) < config.min_findings or sections[sq_id] < config.min_confidence
         if not (weak or conflicts):
             continue
