@@ -45,6 +45,9 @@ def test_the_same_statement_with_another_figure_contradicts():
      "of Technology during the 1964 college football season.",
      "The 1987 Georgia Tech Yellow Jackets football team represented the Georgia Institute "
      "of Technology during the 1987 college football season."),
+    # subjects that are other things: neither names all the other names
+    ("Common index properties are listed in Table 9.73.",
+     "Access method properties are listed in Table 9.72."),
     # numbers in the subject's name: two buildings
     ("888 7th Avenue is a 628 ft tall office skyscraper in Midtown Manhattan.",
      "712 5th Avenue is a 650 ft tall office skyscraper in Midtown Manhattan."),

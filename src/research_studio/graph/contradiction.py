@@ -13,8 +13,11 @@ contradiction only when, read with spaCy's parse:
 
 - the numbers that say which thing their subjects are, are the same ("the 1951 FA Cup
   Final", "888 7th Avenue", a table row's label "E061-03 — Description: …");
-- the names in their subjects, where both subjects have some, are the same, and one
-  statement names nothing the other does not (dates and amounts aside);
+- the names in their subjects, where both subjects have some, are the same; the words of
+  one subject are all in the other ("Common index properties are listed in Table 9.73"
+  is not about "Access method properties"), unless a pronoun stands for what it is
+  ("It", "Its total length"); and one statement names nothing the other does not (dates
+  and amounts aside);
 - they come from the same source, or from sources whose titles are about the same thing
   (the first name one title gives is stated by the other, and the titles' numbers agree):
   "It has a Roud Folk Song Index number of 821" is about its page, not another song's;
@@ -32,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc, Span, Token
 
 from research_studio.graph.claim_check import MEASURE_LABELS, name_words, names_covered
 from research_studio.graph.text_analysis import NUMBER, numbers_disagree, numeric_tokens
@@ -48,6 +51,7 @@ _MODIFIES = frozenset({"nummod", "quantmod", "compound", "amod"})
 _UNIT_LABELS = frozenset({"QUANTITY", "PERCENT", "MONEY"})
 _TIME_LABELS = frozenset({"DATE", "TIME"})
 _AMOUNT_LABELS = frozenset({"CARDINAL", *_UNIT_LABELS})
+_CONTENT = frozenset({"NOUN", "PROPN", "ADJ"})
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,7 @@ class Figures:
 
     in_subject: frozenset[str]  # numbers that say which thing the subject is
     subject_names: frozenset[str]  # the words of the names inside the subject
+    subject_words: frozenset[str]  # the subject's content words (none for a pronoun)
     stated: dict[str, frozenset[str]]  # each other number: the verb and noun it is a figure of
 
 
@@ -65,7 +70,7 @@ def _root(token: Token) -> bool:
 
 def _says_which(token: Token, label: str) -> bool:
     """The number is part of what names the subject: a table row's label, a name inside
-    the subject ("Interstate 95", "Back to the Future Part II"), or a date or an ordinal
+    the subject ("Interstate 95 is …"), or a date or an ordinal
     before the subject's head noun ("the 1964 … team", "the second-generation Acura RL").
     A count there ("About 100 species … were treated") and anything after the head ("(born
     1954)", "members since 2012") is stated of the subject."""
@@ -109,15 +114,17 @@ def _counted(token: Token) -> str | None:
     return "noun:" + " ".join([head.lemma_.lower(), *of])
 
 
-def _subject_text(doc: Doc) -> str:
-    if row_label(doc.text):
-        return row_label(doc.text)
+def _subject(doc: Doc) -> Span | None:
+    """The first sentence's subject, or a table row's label."""
+    label = row_label(doc.text)
+    if label:
+        return doc.char_span(0, len(label), alignment_mode="expand")
     for sentence in doc.sents:
         for child in sentence.root.children:
             if child.dep_ in _SUBJECTS:
                 words = list(child.subtree)
-                return doc[words[0].i:words[-1].i + 1].text
-    return ""
+                return doc[words[0].i:words[-1].i + 1]
+    return None
 
 
 def _figures(doc: Doc | None, text: str) -> tuple[frozenset[str], dict[str, frozenset[str]]]:
@@ -140,13 +147,22 @@ def _figures(doc: Doc | None, text: str) -> tuple[frozenset[str], dict[str, froz
     return frozenset(in_subject), {value: frozenset(of) for value, of in stated.items()}
 
 
+def _content_words(subject: Span | None) -> frozenset[str]:
+    if subject is None or any(t.dep_ == "poss" and t.pos_ == "PRON" for t in subject):
+        return frozenset()  # "its total length": what it stands for is not written here
+    return frozenset(t.lemma_.lower() for t in subject if t.pos_ in _CONTENT)
+
+
 def figures_of(texts: Sequence[str]) -> list[Figures]:
-    """Each statement's figures, from one parse batch (and one of their subjects' names)."""
+    """Each statement's figures and subject, from one parse batch (and one of their
+    subjects' names)."""
     docs = parse_batch(list(texts))
     read = [_figures(doc, text) for doc, text in zip(docs, texts, strict=True)]
-    subjects = name_words([_subject_text(doc) if doc is not None else "" for doc in docs])
-    return [Figures(in_subject, frozenset(w for name in names for w in name), stated)
-            for (in_subject, stated), names in zip(read, subjects, strict=True)]
+    subjects = [_subject(doc) if doc is not None else None for doc in docs]
+    names = name_words([subject.text if subject is not None else "" for subject in subjects])
+    return [Figures(in_subject, frozenset(w for name in named for w in name),
+                    _content_words(subject), stated)
+            for (in_subject, stated), named, subject in zip(read, names, subjects, strict=True)]
 
 
 def _same_figure(a: Figures, b: Figures) -> bool:
@@ -159,9 +175,9 @@ def _same_figure(a: Figures, b: Figures) -> bool:
 def titles_agree(first: str, second: str, first_names: list[set[str]],
                  second_names: list[set[str]]) -> bool:
     """Two sources are about the same thing: their titles are the same, or the first name
-    one title gives is stated by
-    the other ("Jews" and "Ashkenazi Jews"; not "Fontanelle, Iowa" and "Dow City, Iowa"),
-    and their numbers agree ("2014 Toyota Grand Prix of Long Beach" is not 2015's)."""
+    one title gives is stated by the other ("Jews" and "Ashkenazi Jews"; not "Fontanelle,
+    Iowa" and "Dow City, Iowa") and their numbers agree ("2014 Toyota Grand Prix of Long
+    Beach" is not 2015's)."""
     if " ".join(first.lower().split()) == " ".join(second.lower().split()):
         return True
     if numbers_disagree(numeric_tokens(first), numeric_tokens(second)):
@@ -188,6 +204,9 @@ def contradicting(texts: Sequence[str], titles: Sequence[str], sources: Sequence
         if a.in_subject != b.in_subject:
             return False
         if a.subject_names and b.subject_names and a.subject_names != b.subject_names:
+            return False
+        if a.subject_words and b.subject_words and not (a.subject_words <= b.subject_words
+                                                        or b.subject_words <= a.subject_words):
             return False
         if not (names_covered(names[i], texts[j]) or names_covered(names[j], texts[i])):
             return False
