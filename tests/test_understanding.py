@@ -840,11 +840,24 @@ def test_a_question_asking_for_one_thing_is_a_single_fact(embed, question):
 # ("What are the causes of the last commit?") nor for options and criteria
 @pytest.mark.parametrize("question", ["How can I copy files to a remote server?",
                                       "How do I resolve a DNS lookup error?",
-                                      "How do I undo the last commit without losing my changes?"])
+                                      "How do I undo the last commit without losing my changes?",
+                                      # the encoder puts these nearer the evaluative kind
+                                      "How can I reduce my electricity bill?",
+                                      "How can I improve my sleep?",
+                                      "How do I squash several commits into one?",
+                                      "How can our team reduce cloud costs?"])
 def test_a_how_to_question_asks_for_steps(embed, question):
     structure, texts = plan_of(question, embed)
     assert structure.kind == K.OPEN, structure.kind
     assert not any("causes" in t or "criteria" in t or "options" in t for t in texts), texts
+
+
+# a question word that asks for a thing asks which option to take, whoever acts
+@pytest.mark.parametrize("question", ["Which framework should we learn for a small web app?"])
+def test_asking_which_thing_the_asker_should_take_weighs_options(embed, question):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.EVALUATIVE, structure.kind
+    assert any("options" in t for t in texts), texts
 
 
 # a query typed as a noun phrase, as into a search box, asks for the thing its head names

@@ -18,7 +18,7 @@ from spacy.tokens import Doc, Span, Token
 from research_studio.knowledge.lexical import tokenize
 from research_studio.prompts import load_data
 from research_studio.understanding import facets as parts
-from research_studio.understanding.answer_type import asker_acts, asks_for_a_thing
+from research_studio.understanding.answer_type import asker_acts, asks_for_a_thing, asks_how_the_asker_acts
 from research_studio.understanding.asker import about_the_asker
 from research_studio.understanding.chains import chain, relative_openers
 from research_studio.understanding.claim import asks_yes_or_no, complement_claim, yes_no_claim
@@ -237,6 +237,11 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         kind = K.OPEN
     if kind == K.TEMPORAL and asker_acts(doc):
         kind = K.OPEN  # "How do I migrate X from version 13 to 15?" asks a procedure, not a history
+    if kind == K.EVALUATIVE and asks_how_the_asker_acts(doc):
+        # "How can I reduce my electricity bill?" asks a way to do something, which the
+        # sources state: the options and criteria templates were asked of what is acted on
+        # ("Which criteria matter when judging electricity bill?")
+        kind = K.OPEN
     # "Does coffee cause dehydration?" asks whether a statement holds: the evidence for and
     # against it is weighed, whatever the kind its subject reads like
     claim = (complement_claim(text, doc) or yes_no_claim(text, doc)) \

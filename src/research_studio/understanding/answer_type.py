@@ -13,7 +13,7 @@ from __future__ import annotations
 from spacy.tokens import Doc, Token
 
 from research_studio.understanding.exemplars import Embed, exemplar_scores
-from research_studio.understanding.facets import WH_TAGS
+from research_studio.understanding.facets import WH_TAGS, asker_possessive
 from research_studio.understanding.parser import parse
 
 NO_SINGLE_THING = "explanation"
@@ -115,6 +115,20 @@ def asker_acts(doc: Doc) -> bool:
     "How can we reduce …"): first person, by morphology."""
     root = next(iter(doc.sents)).root
     return any(c.dep_.startswith("nsubj") and c.morph.get("Person") == ["1"] for c in root.children)
+
+
+def asks_how_the_asker_acts(doc: Doc) -> bool:
+    """A question about what the asker (or the asker's own team, company …) does that
+    opens with a question adverb ("How can I reduce my electricity bill?", "How can our
+    team reduce cloud costs?", "When should we rotate the keys?"): it asks for a way, a
+    time or a place to act, not which thing to take ("What should I use …?", "Which
+    framework should we learn?" open with a word that asks for a thing)."""
+    opening = next((t for t in doc if not t.is_punct), None)
+    if opening is None or opening.tag_ != "WRB":
+        return False
+    root = next(iter(doc.sents)).root
+    return asker_acts(doc) or any(c.dep_.startswith("nsubj") and any(map(asker_possessive, c.children))
+                                  for c in root.children)
 
 
 def _thing_type(scores: dict[str, float]) -> str | None:
