@@ -40,6 +40,8 @@ def test_a_verb_capitalised_for_its_place_is_no_name():
     ("NAME\n----\ngit-remote - Apply a patch to the tracked repositories", "Apply"),  # "name - what"
     ("Lock — Description: The server process is waiting for a lock.", "Description"),  # a table row
     ("Waits on one of these: Explains the plan of a statement.", "Explains"),
+    # a function's row, its signature and its description parted by a semicolon
+    ("pg_table_size ( regclass ) → bigint; Computes the disk space used by the table.", "Computes"),
 ])
 def test_a_word_that_opens_a_list_item_or_a_set_off_clause_is_no_name(text, word):
     assert word not in entities(text)
@@ -49,6 +51,7 @@ def test_a_name_after_a_dash_or_a_bullet_stays_a_name():
     assert "Tom Lane" in entities("- Tom Lane fixed the planner.")
     assert "Hayward" in entities("Weather stations - Hayward reported rain.")
     assert "Hayward" in entities("Suppose you are no longer interested in Hayward.")
+    assert "Hayward" in entities("It rained in Oakland; Hayward stayed dry.")
 
 
 def test_entities_keep_their_inner_words_and_hyphens():

@@ -35,22 +35,24 @@ _FUNCTION_WORDS = ("DET", "ADP", "CCONJ", "SCONJ", "PRON", "AUX", "PART", "ADV",
 # few hundred sentences per sub-question) many times over, at a few hundred bytes each.
 CACHED_TEXTS = 20_000
 _SENTENCE_ENDS = ".!?"
+_CLAUSE_MARKS = ":;"
 _DASHES = ("-", "–", "—")
 
 
 def _opens_sentence(token: Token) -> bool:
-    """The token opens a sentence, a line or a clause set off by a colon or a dash with
-    spaces around it, with nothing but punctuation before it ("DESCRIPTION\n-----------\nRuns
-    a number of …" of a manual page; a list item "- Forget about the current operation";
-    "git-remote - Manage set of tracked repositories"; a table row read as "Lock —
-    Description: The server process …")."""
+    """The token opens a sentence, a line or a clause set off by a colon, a semicolon or a
+    dash with spaces around it, with nothing but punctuation before it ("DESCRIPTION\n
+    -----------\nRuns a number of …" of a manual page; a list item "- Forget about the
+    current operation"; "git-remote - Manage set of tracked repositories"; a table row
+    read as "Lock — Description: The server process …", whose cells a semicolon parts:
+    "pg_table_size ( regclass ) → bigint; Computes the disk space …")."""
     doc = token.doc
     position = token.i
     while not opens_a_line(doc[position]):
         before = doc[position - 1]
         if any(ch.isalnum() for ch in before.text):
             return False
-        if before.text in _SENTENCE_ENDS or before.text == ":" or _separates(before):
+        if before.text in _SENTENCE_ENDS or before.text in _CLAUSE_MARKS or _separates(before):
             return True
         position -= 1
     return True
