@@ -96,6 +96,12 @@ def group_by_domain(sub_questions: Sequence[SubQuestion],
     return domains
 
 
+def source_titles(sources: dict[str, Source]) -> dict[str, str]:
+    """Each source's title, which says what a statement such as "It was built in 1932" is
+    about (``contradiction.contradicting``)."""
+    return {source_id: source.get("title", "") for source_id, source in sources.items()}
+
+
 def contradictions(findings: Sequence[Finding], sim: np.ndarray, same_topic: float,
                    titles: dict[str, str] | None = None) -> set[tuple[int, int]]:
     """Pairs of findings (by index) that contradict each other: on the same topic (cosine
@@ -257,8 +263,8 @@ def synthesize_domain(sub_question: SubQuestion, findings: Sequence[Finding],
     winners whose confidence the vote lowered."""
     usable = findings_with_sources(findings, sources)
     sim = as_matrix([f["text"] for f in usable], similarity_fn)
-    titles = {source_id: source.get("title", "") for source_id, source in sources.items()}
-    survivors, conflicts, winners = resolve_domain(usable, sim, config.same_topic_similarity, titles)
+    survivors, conflicts, winners = resolve_domain(usable, sim, config.same_topic_similarity,
+                                                   source_titles(sources))
     position = {f["finding_id"]: i for i, f in enumerate(usable)}
     keep = [position[f["finding_id"]] for f in survivors]
     insights = merge_insights(survivors, sim[np.ix_(keep, keep)],

@@ -7,7 +7,12 @@ from langgraph.runtime import Runtime
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.deps import ResearchDeps
-from research_studio.graph.nodes.domain_synthesis import Similarity, as_matrix, contradictions
+from research_studio.graph.nodes.domain_synthesis import (
+    Similarity,
+    as_matrix,
+    contradictions,
+    source_titles,
+)
 from research_studio.graph.nodes.strategy import follow_up_queries
 from research_studio.graph.text_analysis import content_terms
 from research_studio.state import Finding, ResearchState, SubQuestion, searched_text
@@ -62,7 +67,7 @@ async def detect_gaps_node(state: ResearchState, runtime: Runtime[ResearchDeps])
     gaps, refinements = [], []
     kb = runtime.context.kb
     specificity = kb.specificity_scorer() if kb is not None else None
-    titles = {source_id: source.get("title", "") for source_id, source in sources.items()}
+    titles = source_titles(sources)
     for sq in sub_questions:
         sq_id = sq["sub_question_id"]
         evidence = " ".join(sources.get(f["source_id"], {}).get("text", "") for f in by_sq[sq_id])
