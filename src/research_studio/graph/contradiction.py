@@ -19,7 +19,8 @@ contradiction only when, read with spaCy's parse:
   ("It", "Its total length"); and one statement names nothing the other does not (dates
   and amounts aside);
 - they come from the same source, or from sources whose titles are about the same thing
-  (the first name one title gives is stated by the other, and the titles' numbers agree):
+  (the same title, or the first name one title gives stated by the other with no title
+  numbers disagreeing):
   "It has a Roud Folk Song Index number of 821" is about its page, not another song's;
 - some figure each states that the other does not is a figure of the same thing: the
   same clause verb ("opened … in 1998", "opened … in 2003") or the same counted noun
