@@ -198,7 +198,10 @@ def contradicting(texts: Sequence[str], titles: Sequence[str], sources: Sequence
         return []
     figures = dict(zip(involved, figures_of([texts[k] for k in involved]), strict=True))
     names = dict(zip(involved, name_words([texts[k] for k in involved]), strict=True))
-    title_names = dict(zip(involved, name_words([titles[k] for k in involved]), strict=True))
+    # a domain's findings come from a few sources: each title is read once
+    distinct = sorted({titles[k] for k in involved})
+    named = dict(zip(distinct, name_words(distinct), strict=True))
+    title_names = {k: named[titles[k]] for k in involved}
 
     def same_thing(i: int, j: int) -> bool:
         a, b = figures[i], figures[j]
