@@ -29,7 +29,7 @@ def test_ingest_list_search_json(tmp_path):
     summary = json.loads(first.stdout)
     assert summary["documents_added"] == 8 and summary["chunks_added"] >= 8
     # no terminal: the progress bar is off, a plain line says the work has begun
-    assert "ingesting into notes: 1 documents read" in first.stderr
+    assert "ingesting into notes: 1 documents read, 0 passages stored" in first.stderr
     assert summary["skipped"][0]["reason"].startswith("unreadable PDF")
     again = json.loads(run("ingest", str(corpus["md"].parent), "--kb", "notes", "--json",
                            home=home).stdout)

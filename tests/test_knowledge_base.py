@@ -216,3 +216,30 @@ def test_a_name_every_page_repeats_is_no_name_to_follow(registry, tmp_path):
     specificity = kb.specificity_scorer()
     assert specificity("Manual Page") == 0.0
     assert specificity("bisect") > 0.5
+
+
+def test_ingest_reports_passages_while_a_long_document_is_stored(context, tmp_path):
+    """Embedding is most of an ingest's time: progress that counted documents alone stood
+    still for minutes on a manual's long pages. Passages are stored and reported a batch
+    at a time, within a document too, and the total adds up."""
+    from dataclasses import replace as copied
+    from itertools import pairwise
+
+    from research_studio.knowledge.base import IngestProgress
+
+    settings = context.settings.knowledge.model_copy(update={"store_batch_passages": 4})
+    text = "\n\n".join(f"Section {i}: " + "the tide turns twice a day at the pier " * 8
+                       for i in range(40))
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "long.txt").write_text(text, encoding="utf-8")
+    (folder / "short.txt").write_text("A short note on lighthouses.", encoding="utf-8")
+    kb = KnowledgeBaseRegistry(context.kb_dir, settings).open("batches", create=True)
+    seen: list[IngestProgress] = []
+    summary = kb.ingest_paths([folder], lambda done: seen.append(copied(done)))
+    assert summary.chunks_added == kb.count() > 4
+    stored_during_first = {p.passages for p in seen if p.documents == 1}
+    assert len(stored_during_first - {0}) >= 2, seen  # several batches of the long page
+    assert all(a.passages <= b.passages and a.documents <= b.documents
+               for a, b in pairwise(seen))
+    assert (seen[-1].documents, seen[-1].passages) == (2, summary.chunks_added)

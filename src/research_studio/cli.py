@@ -7,7 +7,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -27,6 +27,9 @@ from research_studio.cli_research import register as register_research_commands
 from research_studio.cli_serve import register as register_serve_command
 from research_studio.config import TIERS, AppContext, load_context
 from research_studio.errors import ResearchStudioError
+
+if TYPE_CHECKING:  # the store's import is deferred: `--help` starts fast
+    from research_studio.knowledge.base import IngestProgress
 
 app = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="Research Studio: grounded deep research over local documents and the web.")
@@ -82,23 +85,27 @@ def _print_ingest_summary(summary: Any) -> None:
 PLAIN_PROGRESS_SECONDS = 15.0
 
 
-def _ingest_with_progress(run: Callable[[Callable[[int], None]], Any], label: str) -> Any:
+def _progress_line(label: str, done: IngestProgress) -> str:
+    return f"{label}: {done.documents:,} documents read, {done.passages:,} passages stored"
+
+
+def _ingest_with_progress(run: Callable[[Callable[[IngestProgress], None]], Any], label: str) -> Any:
     if not err_console.is_terminal:
         started = time.monotonic()
         last: float | None = None  # when the last line was printed
 
-        def report(count: int) -> None:
+        def report(done: IngestProgress) -> None:
             nonlocal last
             now = time.monotonic()
             if last is None or now - last >= PLAIN_PROGRESS_SECONDS:
                 last = now
-                err_console.print(f"{label}: {count} documents read ({now - started:.0f} s)",
+                err_console.print(f"{_progress_line(label, done)} ({now - started:.0f} s)",
                                   highlight=False)
         return run(report)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                   console=err_console, transient=True, disable=not err_console.is_terminal) as bar:
         task = bar.add_task(label, total=None)
-        return run(lambda n: bar.update(task, description=f"{label}: {n} documents read"))
+        return run(lambda done: bar.update(task, description=_progress_line(label, done)))
 
 
 @app.command()

@@ -96,6 +96,24 @@ class SearchHit:
 
 
 @dataclass
+class IngestProgress:
+    """How far an ingest has got, for a progress line."""
+
+    documents: int = 0  # read, stored or not
+    passages: int = 0  # embedded and stored
+
+
+@dataclass
+class PendingPassage:
+    """A chunk cut and described, waiting for its embedding."""
+
+    id: str
+    text: str
+    embed_input: str  # the title travels with the text into the encoder
+    meta: dict[str, Any]
+
+
+@dataclass
 class IngestSummary:
     """What an ingest did, including every skipped item and why."""
 
@@ -327,7 +345,7 @@ class KnowledgeBase:
 
     # ---- writing -------------------------------------------------------------------
     def ingest_paths(self, paths: Iterable[Path],
-                     progress: Callable[[int], None] | None = None,
+                     progress: Callable[[IngestProgress], None] | None = None,
                      location_root: Path | None = None) -> IngestSummary:
         """Ingest files and folders; see ``ingest_documents``. With ``location_root`` the
         stored locations are relative to it (the service's uploads), so reports and the
@@ -346,23 +364,34 @@ class KnowledgeBase:
 
     @store_faults
     def ingest_documents(self, items: Iterable[LoadedDocument | SkippedItem],
-                         progress: Callable[[int], None] | None = None) -> IngestSummary:
+                         progress: Callable[[IngestProgress], None] | None = None) -> IngestSummary:
         """Chunk, embed and store new documents.
 
         Unchanged documents (same location, same text) are left alone; a changed one
         replaces its old chunks; text already stored under another location is a
-        duplicate and stored once. ``progress`` is called with the number of documents
-        handled so far.
+        duplicate and stored once. ``progress`` is told after each document read and each
+        batch of passages stored (``store_batch_passages``): embedding is most of the
+        time, so a count of documents alone stood still for minutes.
         """
         started = time.perf_counter()
         summary = IngestSummary(kb=self.name)
+        done = IngestProgress()
         by_location: dict[str, str] = {}
         known_hashes: set[str] = set()
         for _, _, meta in self._all_chunks(["metadatas"]):
             by_location[str(meta.get("location"))] = str(meta.get("content_hash"))
             known_hashes.add(str(meta.get("content_hash")))
-        pending: list[tuple[LoadedDocument, str]] = []
-        for handled, item in enumerate(items, start=1):
+        pending: list[PendingPassage] = []
+
+        def store(passages: list[PendingPassage]) -> None:
+            self._add(passages)
+            summary.chunks_added += len(passages)
+            done.passages = summary.chunks_added
+            if progress:
+                progress(done)
+
+        batch = self.settings.store_batch_passages
+        for done.documents, item in enumerate(items, start=1):
             if isinstance(item, SkippedItem):
                 summary.skipped.append(item)
             else:
@@ -380,53 +409,48 @@ class KnowledgeBase:
                         summary.documents_added += 1
                     known_hashes.add(digest)
                     by_location[item.location] = digest
-                    pending.append((item, digest))
-                    if len(pending) >= 256:
-                        summary.chunks_added += self._store(pending)
-                        pending = []
+                    pending += self._passages(item, digest)
+                    while len(pending) >= batch:
+                        store(pending[:batch])
+                        pending = pending[batch:]
             if progress:
-                progress(handled)
+                progress(done)
         if pending:
-            summary.chunks_added += self._store(pending)
+            store(pending)
         if summary.documents_added or summary.documents_replaced:
             self._bump_revision()
             self._lexical_index()  # rebuilt and saved now, not by the first search
         summary.seconds = time.perf_counter() - started
         return summary
 
-    def _store(self, documents: list[tuple[LoadedDocument, str]]) -> int:
-        ids: list[str] = []
-        texts: list[str] = []
-        embed_inputs: list[str] = []
-        metas: list[dict[str, Any]] = []
+    def _passages(self, doc: LoadedDocument, digest: str) -> list[PendingPassage]:
+        """A document's chunks with their metadata, ready to embed."""
+        # a document read without structure still has the fences and pipe tables its
+        # text shows, found once over the whole text rather than per chunk
+        blocks = doc.blocks if doc.blocks is not None else find_blocks(doc.text)
+        cuts = ChunkCuts(doc.text, blocks)
         now = datetime.now(UTC).isoformat(timespec="seconds")
-        for doc, digest in documents:
-            # a document read without structure still has the fences and pipe tables
-            # its text shows, found once over the whole text rather than per chunk
-            blocks = doc.blocks if doc.blocks is not None else find_blocks(doc.text)
-            cuts = ChunkCuts(doc.text, blocks)
-            for span in chunk_spans(doc.text, self.settings.chunk_size, self.settings.chunk_overlap):
-                text = doc.text[span.start:span.end]
-                lead, tail = cuts.at(span.start, span.end)
-                meta: dict[str, Any] = {
-                    "doc_id": doc.doc_id, "title": doc.title, "location": doc.location,
-                    "content_hash": digest, "chunk_index": span.index, "start": span.start,
-                    "end": span.end, "source_type": doc.source_type, "ingested_at": now,
-                    "lead": lead, "tail": tail, "blocks": blocks_json(blocks, span.start, span.end),
-                }
-                page = doc.page_of(span.start)
-                if page is not None:
-                    meta["page"] = page
-                ids.append(f"{digest[:20]}-{span.index:05d}")
-                texts.append(text)
-                embed_inputs.append(f"{doc.title}\n{text}")
-                metas.append(meta)
-        vectors = self.embeddings.embed_array(embed_inputs)
-        batch = 4000
-        for lo in range(0, len(ids), batch):
-            self.collection.add(ids=ids[lo:lo + batch], documents=texts[lo:lo + batch],
-                                metadatas=metas[lo:lo + batch], embeddings=vectors[lo:lo + batch])
-        return len(ids)
+        passages = []
+        for span in chunk_spans(doc.text, self.settings.chunk_size, self.settings.chunk_overlap):
+            text = doc.text[span.start:span.end]
+            lead, tail = cuts.at(span.start, span.end)
+            meta: dict[str, Any] = {
+                "doc_id": doc.doc_id, "title": doc.title, "location": doc.location,
+                "content_hash": digest, "chunk_index": span.index, "start": span.start,
+                "end": span.end, "source_type": doc.source_type, "ingested_at": now,
+                "lead": lead, "tail": tail, "blocks": blocks_json(blocks, span.start, span.end),
+            }
+            page = doc.page_of(span.start)
+            if page is not None:
+                meta["page"] = page
+            passages.append(PendingPassage(f"{digest[:20]}-{span.index:05d}", text,
+                                           f"{doc.title}\n{text}", meta))
+        return passages
+
+    def _add(self, passages: list[PendingPassage]) -> None:
+        vectors = self.embeddings.embed_array([p.embed_input for p in passages])
+        self.collection.add(ids=[p.id for p in passages], documents=[p.text for p in passages],
+                            metadatas=[p.meta for p in passages], embeddings=vectors)
 
 
 @dataclass
