@@ -51,6 +51,8 @@ def assert_questions(texts: list[str]) -> None:
     ("What are the differences between PostgreSQL and MySQL?", ["PostgreSQL", "MySQL"]),
     ("Compare Python, Ruby, Go, Rust and Java for writing command-line tools",
      ["Python", "Ruby", "Go", "Rust", "Java"]),
+    # the parser reads "pickle and shelve" as an apposition to "json": one thing is not two
+    ("Compare json, pickle and shelve for saving data.", ["json", "pickle", "shelve"]),
 ])
 def test_a_comparison_gets_one_sub_question_per_item(embed, question, items):
     structure, texts = plan_of(question, embed)

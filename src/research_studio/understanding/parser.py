@@ -238,6 +238,21 @@ def _join_stray_conjuncts(doc: Doc) -> None:
             token.head = objects[-1]
 
 
+def _join_listed_appositions(doc: Doc) -> None:
+    """An apposition with conjuncts of its own, after a comma, on a singular noun is the
+    rest of a list the noun opens: "Compare json, pickle and shelve" reads "pickle and
+    shelve" as another name for "json", and one thing cannot be two. A plural noun may name
+    the list it stands before ("two formats, JSON and YAML"), so it keeps its apposition."""
+    for appos in doc:
+        head = appos.head
+        if appos.dep_ != "appos" or head.tag_ not in ("NN", "NNP") \
+                or not any(c.dep_ == "conj" for c in appos.children):
+            continue
+        start = min(t.i for t in appos.subtree)
+        if start and doc[start - 1].text == "," and doc[start - 1].head == head:
+            appos.dep_ = "conj"
+
+
 # a finite or base verb's tag, and the noun tag the same word has as a noun ("submodules",
 # tagged VBZ, is a plural noun; "stash", tagged VB, a singular one)
 _NOUN_TAG_OF_VERB_TAG = {"VBZ": ("NNS", "Number=Plur"), "VBP": ("NN", "Number=Sing"),
@@ -295,6 +310,7 @@ def parse(text: str, judge_language: bool = True) -> Doc | None:
         if names:
             doc = _with_names_read_as_names(nlp, doc, names)
         _join_stray_conjuncts(doc)
+        _join_listed_appositions(doc)
         _retag_verbs_read_as_subjects(doc)
     except Exception as exc:  # a parser fault must not end the research
         log.warning("could not parse %r: %s", text[:80], exc)
