@@ -172,3 +172,79 @@ def test_markdown_comments_are_not_content(tmp_path):
     (doc,) = _load(tmp_path / "page.md")
     assert "hidden note" not in doc.text and "unterminated" not in doc.text
     assert "Visible text." in doc.text and "More text." in doc.text
+
+
+SPHINX_PAGE = """\
+.. _json-module:
+
+:mod:`json` --- JSON encoder and decoder
+========================================
+
+.. module:: json
+   :synopsis: Encode and decode the JSON format.
+
+.. index:: single: JSON
+
+:mod:`json` exposes an API familiar to users of the :mod:`marshal` and
+:mod:`pickle` modules; see :ref:`the tutorial <tut-json>` and :class:`~json.JSONEncoder`.
+
+.. function:: dumps(obj, *, indent=None)
+
+   Serialize *obj* to a JSON formatted :class:`str`.
+
+   .. versionchanged:: 3.6
+      All optional parameters are now keyword-only.
+
+.. include:: {secret}
+
+.. raw:: html
+
+   <script>alert('raw')</script>
+"""
+
+
+@pytest.mark.parametrize("name", ["json.rst", "json.rst.txt"])
+def test_restructured_text_is_read_without_its_markup(tmp_path, name):
+    """reST read raw put its roles and directives into findings (":class:`~asyncio.Barrier`",
+    a title ".. _glossary:"); Sphinx's roles and directives are unknown to docutils, which
+    would drop what they hold. Its ``.rst.txt`` copies beside built HTML are reST too. A
+    document's include and raw directives do not reach the text."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the private key is 1234", encoding="utf-8")
+    path = tmp_path / name
+    path.write_text(SPHINX_PAGE.replace("{secret}", str(secret)), encoding="utf-8")
+    [doc] = _load(path)
+    assert doc.title == "json --- JSON encoder and decoder", doc.title
+    assert doc.source_type == "rst"
+    assert "exposes an API familiar to users of the marshal and\npickle modules" in doc.text
+    assert "see the tutorial and JSONEncoder." in doc.text  # as Sphinx shows the references
+    assert "dumps(obj, *, indent=None)" in doc.text  # a directive's argument: the signature
+    assert "Serialize obj to a JSON formatted str." in doc.text
+    assert "All optional parameters are now keyword-only." in doc.text
+    for markup in (":mod:", ":class:", ".. ", ":synopsis:", "_json-module", "~json"):
+        assert markup not in doc.text, markup
+    assert "1234" not in doc.text and "alert" not in doc.text
+
+
+def test_a_plain_text_file_keeps_what_looks_like_markup(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("Run it with :func:`main`.\n\n.. note:: kept as written\n", encoding="utf-8")
+    [doc] = _load(path)
+    assert doc.text.startswith("Run it with :func:`main`.") and ".. note::" in doc.text
+
+
+def test_heading_permalinks_are_not_text(tmp_path):
+    """Documentation generators end each heading with a link to itself that shows a
+    symbol; it ended every title and section heading ("Glossary¶"). A link to a place on
+    the page that shows words is text."""
+    path = tmp_path / "page.html"
+    path.write_text(
+        "<html><head><title>Glossary — Docs</title></head><body><main>"
+        "<h1>Glossary<a class='headerlink' href='#glossary' title='Permalink'>¶</a></h1>"
+        "<p>A term is defined once; see <a href='#terms'>the list of terms</a> below.</p>"
+        "<h2>Terms<a href='#terms'>#</a></h2><p>Each term has a definition of its own here.</p>"
+        "</main></body></html>", encoding="utf-8")
+    [doc] = _load(path)
+    assert doc.title == "Glossary"
+    assert "¶" not in doc.text and "Terms#" not in doc.text
+    assert "see the list of terms below" in doc.text

@@ -9,11 +9,13 @@ becomes one statement of its header and cells on a line of its own ("Read commit
 Dirty Read: Not possible; Nonrepeatable Read: Possible; …"), HTML code blocks and command
 synopses become fenced blocks, and ``LoadedDocument.blocks`` records where rows and code
 blocks lie, so evidence extraction quotes a row as a unit and never takes code for prose.
-Prose keeps the text its parser gives.
+Prose keeps the text its parser gives. reStructuredText, and Sphinx's ``.rst.txt`` copies of
+it, is read by docutils (``restructured.py``): the text without its markup, the title its
+first section's.
 
 This applies to documents ingested from now on. Chunks stored before keep their text
 (tables flattened into "| … |" lines, synopses as plain lines) and have neither a block
-record nor cut offsets (``KnowledgeBase._store``): evidence extraction then recognises
+record nor cut offsets (``KnowledgeBase._passages``): evidence extraction then recognises
 fences and pipe-table lines in their text, and takes the first sentence of a chunk that
 does not open its document for a piece of a sentence cut by the chunk boundary.
 Re-ingesting an HTML page, or a Markdown or DOCX file with a table, stores it anew since
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import stat
@@ -34,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from research_studio.knowledge.structure import TextBlock
+
+log = logging.getLogger(__name__)
 
 TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text", ".rst"}
 HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
@@ -123,28 +128,41 @@ def _first_line_title(text: str, fallback: str) -> str:
     return fallback
 
 
+def _is_rst(path: Path) -> bool:
+    """A reST file: ``.rst``, or Sphinx's copy of one beside the HTML it built
+    (``_sources/…/page.rst.txt``)."""
+    suffixes = [s.lower() for s in path.suffixes[-2:]]
+    return suffixes[-1:] == [".rst"] or suffixes == [".rst", ".txt"]
+
+
 def _load_text(path: Path, data: bytes) -> list[LoadedDocument]:
     text = _decode(data)
     kind = "markdown" if path.suffix.lower() in {".md", ".markdown"} else (
-        "rst" if path.suffix.lower() == ".rst" else "text")
+        "rst" if _is_rst(path) else "text")
     blocks = None
+    title = ""
     if kind == "markdown":
         from research_studio.knowledge.markup import render_markdown
 
         text, blocks = render_markdown(_MARKDOWN_COMMENT.sub("", text))
-    return [LoadedDocument(path.name, _first_line_title(text, path.stem), text, str(path), kind,
+    elif kind == "rst":
+        from research_studio.knowledge.restructured import render_rst
+
+        try:
+            text, title = render_rst(text)
+        except Exception as exc:  # docutils' fault on one file: its raw text is still readable
+            log.warning("could not parse %s as reStructuredText: %s", path, exc)
+    return [LoadedDocument(path.name, title[:_MAX_TITLE] or _first_line_title(text, path.stem),
+                           text, str(path), kind,
                            blocks=blocks)]
 
 
 def _load_html(path: Path, data: bytes) -> list[LoadedDocument]:
-    import trafilatura
-
-    from research_studio.knowledge.markup import render_html
+    from research_studio.knowledge.markup import page_title, render_html
 
     html = _decode(data)
     text, blocks = render_html(html)
-    metadata = trafilatura.extract_metadata(html)
-    title = (metadata.title if metadata and metadata.title else "") or path.stem
+    title = page_title(html) or path.stem
     return [LoadedDocument(path.name, title[:_MAX_TITLE], text, str(path), "html",
                            blocks=blocks)]
 

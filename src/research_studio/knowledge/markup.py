@@ -143,6 +143,30 @@ def _html_table_rows(table: Any) -> list[tuple[list[str], bool]]:
     return rows
 
 
+def _drop_permalinks(tree: Any) -> None:
+    """Links to a place on their own page that show only a symbol: the "¶" or "#" that
+    documentation generators (Sphinx, MkDocs, DocBook) put after each heading, which
+    otherwise ends every section title in the text ("Glossary¶")."""
+    for link in list(tree.iter("a")):
+        shown = link.text_content().strip()
+        if (link.get("href") or "").startswith("#") and shown \
+                and not any(ch.isalnum() for ch in shown) and len(link) == 0:
+            link.drop_tree()  # its tail stays
+
+
+def page_title(html: str) -> str:
+    """The page's title as trafilatura reads it (its heading, else its <title>), without
+    a permalink symbol; "" without one."""
+    import trafilatura
+
+    tree = trafilatura.load_html(html)
+    if tree is None:
+        return ""
+    _drop_permalinks(tree)
+    metadata = trafilatura.extract_metadata(tree)
+    return (metadata.title or "") if metadata else ""
+
+
 def render_html(html: str) -> tuple[str, list[TextBlock]]:
     """The main content of a page as text and its blocks (rows and code); "" when
     trafilatura finds no content."""
@@ -153,6 +177,7 @@ def render_html(html: str) -> tuple[str, list[TextBlock]]:
     tree = trafilatura.load_html(html)
     if tree is None:
         return "", []
+    _drop_permalinks(tree)
     # read from the page before trafilatura cleans the tree: its <pre> text as written,
     # and its tables with their header rows and spans (trafilatura's XML keeps neither)
     preformatted: dict[str, str] = {}

@@ -33,13 +33,10 @@ def _extract(body: str, content_type: str) -> tuple[str, str, list[TextBlock] | 
     """Title, main text and its blocks: HTML is read as ingestion reads it."""
     if content_type.startswith("text/plain"):
         return "", body, None
-    import trafilatura
-
-    from research_studio.knowledge.markup import render_html
+    from research_studio.knowledge.markup import page_title, render_html
 
     text, blocks = render_html(body)
-    metadata = trafilatura.extract_metadata(body)
-    return (metadata.title or "") if metadata else "", text, blocks
+    return page_title(body), text, blocks
 
 
 def pinned_request(url: str, address: str) -> tuple[str, dict[str, str], dict[str, str]]:
