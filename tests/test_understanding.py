@@ -507,6 +507,21 @@ def test_a_subject_the_tagger_reads_as_a_verb_is_what_a_pronoun_stands_for(embed
     assert expected in texts, texts
 
 
+@pytest.mark.parametrize("question, expected", [
+    ("What is a virtual environment and how do I create one?", "How do I create a virtual environment?"),
+    ("What is a savepoint and how do I roll back to one?", "How do I roll back to a savepoint?"),
+])
+def test_one_standing_for_an_indefinite_topic_is_replaced_by_it(embed, question, expected):
+    _, texts = plan_of(question, embed)
+    assert expected in texts, texts
+
+
+def test_one_does_not_stand_for_a_definite_topic(embed):
+    # "the GIL" is one thing: "one" asks for a lock of that kind, not for the GIL itself
+    _, texts = plan_of("What is the GIL and why does Python need one?", embed)
+    assert "Why does Python need one?" in texts, texts
+
+
 def test_a_pronoun_subject_is_replaced_by_what_it_stands_for(embed):
     _, texts = plan_of("What does VACUUM do, why is it needed, and how does autovacuum decide "
                        "when to run?", embed)

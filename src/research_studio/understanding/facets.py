@@ -717,8 +717,28 @@ def resolve_pronouns(text: str, span: Span, referent: str) -> str:
               and token.idx >= position):
             pieces += [text[position:token.idx], stands_for]
             position = token.idx + len(token.text)
+        elif _pronoun_one(token) and not named_here and _indefinite(referent) \
+                and token.idx >= position:
+            # "What is a context manager and how do I write one?": one of its kind
+            pieces += [text[position:token.idx], referent]
+            position = token.idx + len(token.text)
     pieces.append(text[position:span.end_char])
     return "".join(pieces).strip(" ,;:")
+
+
+def _pronoun_one(token: Token) -> bool:
+    """"one" standing alone for a noun phrase ("how do I write one?"): the numeral heads a
+    subject, object or complement and counts nothing ("one of them" is a part of a group)."""
+    return token.lower_ == "one" and token.pos_ == "NUM" and not any(token.children) \
+        and token.dep_ in ("dobj", "pobj", "nsubj", "nsubjpass", "attr")
+
+
+def _indefinite(phrase: str) -> bool:
+    """The phrase is indefinite ("a context manager"): "one" stands for another of its kind
+    as it is written; for "the GIL" or a name it would not."""
+    head = _phrase_head(phrase)
+    return head is not None and any(c.dep_ == "det" and "Ind" in c.morph.get("Definite")
+                                    for c in head.children)
 
 
 def owner_of(phrase: str) -> str:
