@@ -243,3 +243,33 @@ def test_ingest_reports_passages_while_a_long_document_is_stored(context, tmp_pa
     assert all(a.passages <= b.passages and a.documents <= b.documents
                for a, b in pairwise(seen))
     assert (seen[-1].documents, seen[-1].passages) == (2, summary.chunks_added)
+
+
+def test_a_near_copy_is_stored_and_marked_as_the_document_it_repeats(registry, tmp_path):
+    """An HTML page and the reST source Sphinx copies beside it are one text with other
+    markup: both are stored (they may differ where it matters), the later marked a copy of
+    the earlier, also when it arrives in a later ingest; an unrelated page is not."""
+    body = " ".join(f"Sentence {i} says the tide at the {['north', 'south', 'east'][i % 3]} "
+                    f"pier turns after {i + 3} hours of slack water." for i in range(40))
+    pages = tmp_path / "html"
+    pages.mkdir()
+    (pages / "tides.html").write_text(
+        f"<html><body><main><h1>Tides<a href='#t'>¶</a></h1><p>{body}</p></main></body></html>",
+        encoding="utf-8")
+    (pages / "bees.html").write_text(
+        "<html><body><main><h1>Bees</h1><p>" + " ".join(
+            f"Worker bee {i} forages for nectar {i} metres from the hive." for i in range(40))
+        + "</p></main></body></html>", encoding="utf-8")
+    kb = registry.open("copies", create=True)
+    first = kb.ingest_paths([pages])
+    assert first.near_copies == 0
+    sources = tmp_path / "_sources"
+    sources.mkdir()
+    (sources / "tides.rst.txt").write_text(f"Tides\n=====\n\n{body}\n", encoding="utf-8")
+    second = kb.ingest_paths([sources])
+    assert (second.documents_added, second.near_copies) == (1, 1)
+    marks = {"/".join(hit.location.split("/")[-2:]): hit.copy_of
+             for query in ("tide pier slack water hours", "worker bee forages nectar hive")
+             for hit in kb.search(query, k=20, mode="bm25")}
+    assert marks == {"_sources/tides.rst.txt": "tides.html", "html/tides.html": None,
+                     "html/bees.html": None}

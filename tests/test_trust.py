@@ -168,6 +168,16 @@ def test_same_document_does_not_cross_validate():
     assert claim["source_ids"] == ["kb:1", "kb:2"]  # both hold the quote, still one document
 
 
+def test_a_near_copy_of_a_document_does_not_cross_validate_it():
+    """Two renderings of one page (an HTML page and the reST source beside it) word its
+    sentences a little differently; ingest marks the second a copy of the first."""
+    findings = [finding("f1", "kb:1", 0.7), finding("f2", "kb:2", 0.7, text=QUOTE_REWORDED)]
+    copy = {**kb("kb:2", "d2", TEXT_REWORDED), "copy_of": "d1"}
+    result = run([sheet("sq_001", findings)], findings, [kb("kb:1", "d1"), copy])
+    [claim] = result["claims"]
+    assert claim["status"] == "single_source" and claim["source_ids"] == ["kb:1", "kb:2"]
+
+
 def test_same_web_host_does_not_cross_validate_but_two_hosts_do():
     findings = [finding("f1", "w1", 0.9), finding("f2", "w2", 0.9)]
     same = run([sheet("sq_001", findings)], findings,

@@ -61,6 +61,7 @@ def _print_ingest_summary(summary: Any) -> None:
         ("documents replaced", summary.documents_replaced),
         ("unchanged (skipped)", summary.unchanged),
         ("duplicates (stored once)", summary.duplicates),
+        ("near copies (not independent sources)", summary.near_copies),
         ("chunks added", summary.chunks_added),
         ("skipped", len(summary.skipped)),
         ("time", f"{summary.seconds:.1f}s ({summary.documents_per_s:.0f} docs/s, "

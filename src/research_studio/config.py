@@ -157,6 +157,11 @@ class KnowledgeSettings(BaseModel):
     # HNSW search breadth: exact and the same in every process for collections of a few
     # thousand chunks (Chroma's default of 100 is neither), at well under a millisecond
     search_ef: int = Field(default=500, ge=10, le=MAX_INT64)
+    # a new document sharing at least this share of its word 5-grams with a stored one is
+    # a near copy of it (stored, not an independent source): the HTML pages of the Python
+    # manual and the reST sources Sphinx copies beside them share 0.71-0.97, two distinct
+    # pages of it 0.001 at most; two releases of one page are near copies too
+    near_duplicate_jaccard: float = Field(default=0.5, gt=0, le=1)
     embed_batch_size: PositiveInt = 8  # larger batches cost memory (attention) and gain nothing on CPU
     # passages embedded and stored at a time while ingesting: the progress line moves after
     # each batch, about every 15 s on 2 cores (the Python 3.11 manual's 31,610 chunks

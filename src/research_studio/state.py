@@ -72,6 +72,7 @@ class Source(TypedDict, total=False):
     url: str
     kb: str
     doc_id: str
+    copy_of: str  # the doc_id of the stored document this one nearly repeats, if any
     chunk_id: str
     text: str  # the stored span's text (a chunk, or an extracted page passage)
     start: int  # offsets of ``text`` in the original document

@@ -38,6 +38,7 @@ from research_studio.knowledge.documents import (
 from research_studio.knowledge.embeddings import MODEL_ID, MiniLMOnnxEmbeddings
 from research_studio.knowledge.fusion import reciprocal_rank_fusion
 from research_studio.knowledge.lexical import LexicalIndex
+from research_studio.knowledge.near_duplicates import CopyFinder, decode, encode, sketch
 from research_studio.knowledge.structure import (
     ChunkCuts,
     TextBlock,
@@ -90,6 +91,7 @@ class SearchHit:
     lead: int | None = None
     tail: int | None = None
     blocks: list[TextBlock] | None = None
+    copy_of: str | None = None  # the doc_id of the document this one nearly repeats
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -122,6 +124,7 @@ class IngestSummary:
     documents_replaced: int = 0
     unchanged: int = 0
     duplicates: int = 0
+    near_copies: int = 0  # stored, marked as repeating a stored document (not independent)
     chunks_added: int = 0
     skipped: list[SkippedItem] = field(default_factory=list)
     seconds: float = 0.0
@@ -186,6 +189,10 @@ def _optional_int(value: Any) -> int | None:
     return int(value) if isinstance(value, int | float) else None
 
 
+def _optional_str(value: Any) -> str | None:
+    return str(value) if value else None
+
+
 def _hit(kb: str, chunk_id: str, text: str, meta: dict[str, Any], score: float) -> SearchHit:
     return SearchHit(
         doc_id=str(meta.get("doc_id", "")), chunk_id=chunk_id, title=str(meta.get("title", "")),
@@ -193,7 +200,7 @@ def _hit(kb: str, chunk_id: str, text: str, meta: dict[str, Any], score: float) 
         start=int(meta.get("start", 0)), end=int(meta.get("end", 0)),
         source_type=str(meta.get("source_type", "")), kb=kb,
         lead=_optional_int(meta.get("lead")), tail=_optional_int(meta.get("tail")),
-        blocks=blocks_from_json(meta.get("blocks")))
+        blocks=blocks_from_json(meta.get("blocks")), copy_of=_optional_str(meta.get("copy_of")))
 
 
 class KnowledgeBase:
@@ -378,9 +385,14 @@ class KnowledgeBase:
         done = IngestProgress()
         by_location: dict[str, str] = {}
         known_hashes: set[str] = set()
+        copies = CopyFinder(self.settings.near_duplicate_jaccard)
         for _, _, meta in self._all_chunks(["metadatas"]):
             by_location[str(meta.get("location"))] = str(meta.get("content_hash"))
             known_hashes.add(str(meta.get("content_hash")))
+            stored = decode(str(meta["sketch"])) if meta.get("sketch") else None
+            if stored is not None:
+                copies.add(str(meta.get("location")), str(meta.get("doc_id")), stored,
+                           _optional_str(meta.get("copy_of")))
         pending: list[PendingPassage] = []
 
         def store(passages: list[PendingPassage]) -> None:
@@ -404,12 +416,17 @@ class KnowledgeBase:
                 else:
                     if previous is not None:
                         self.collection.delete(where={"location": item.location})
+                        copies.remove(item.location)
                         summary.documents_replaced += 1
                     else:  # a new document; a changed one is counted as replaced, not added too
                         summary.documents_added += 1
                     known_hashes.add(digest)
                     by_location[item.location] = digest
-                    pending += self._passages(item, digest)
+                    minhash = sketch(item.text)
+                    original = copies.original_of(minhash)
+                    copies.add(item.location, item.doc_id, minhash, original)
+                    summary.near_copies += original is not None
+                    pending += self._passages(item, digest, encode(minhash), original)
                     while len(pending) >= batch:
                         store(pending[:batch])
                         pending = pending[batch:]
@@ -423,8 +440,11 @@ class KnowledgeBase:
         summary.seconds = time.perf_counter() - started
         return summary
 
-    def _passages(self, doc: LoadedDocument, digest: str) -> list[PendingPassage]:
-        """A document's chunks with their metadata, ready to embed."""
+    def _passages(self, doc: LoadedDocument, digest: str, minhash: str,
+                  copy_of: str | None) -> list[PendingPassage]:
+        """A document's chunks with their metadata, ready to embed: every chunk says which
+        document this one is a near copy of (``near_duplicates``), the first keeps its
+        sketch for later ingests."""
         # a document read without structure still has the fences and pipe tables its
         # text shows, found once over the whole text rather than per chunk
         blocks = doc.blocks if doc.blocks is not None else find_blocks(doc.text)
@@ -443,6 +463,10 @@ class KnowledgeBase:
             page = doc.page_of(span.start)
             if page is not None:
                 meta["page"] = page
+            if copy_of is not None:
+                meta["copy_of"] = copy_of
+            if span.index == 0:
+                meta["sketch"] = minhash
             passages.append(PendingPassage(f"{digest[:20]}-{span.index:05d}", text,
                                            f"{doc.title}\n{text}", meta))
         return passages

@@ -42,6 +42,8 @@ def _kb_search(deps: ResearchDeps, task: Task, k: int, sq_id: str) -> list[Retri
             source.update(lead=hit.lead, tail=hit.tail)
         if hit.blocks is not None:
             source["blocks"] = [[b.start, b.end, b.kind] for b in hit.blocks]
+        if hit.copy_of:
+            source["copy_of"] = hit.copy_of
         out.append(Retrieved(source, rank, task.query))
     return out
 

@@ -68,9 +68,11 @@ def source_credibility(source: Source) -> float:
 
 
 def independence_key(source: Source) -> str:
-    """Sources are independent when they are different documents (kb) or sites (web)."""
+    """Sources are independent when they are different documents (kb) or sites (web); a
+    document ingested as a near copy of another (``knowledge.near_duplicates``) is that
+    other one."""
     if _kind(source) == "kb":
-        doc = source.get("doc_id") or source.get("source_id", "")
+        doc = source.get("copy_of") or source.get("doc_id") or source.get("source_id", "")
         return f"kb:{source.get('kb', '')}:{doc}"
     return f"web:{_host(source) or source.get('source_id', '')}"
 
