@@ -67,7 +67,8 @@ def main() -> None:
         if original is not None:
             marked.append((doc, original))
     seconds = time.perf_counter() - started
-    named = [(d, o) for d, o in marked if _stem(d.location) == _stem(by_id[o].location)]
+    named = [] if args.qa else [(d, o) for d, o in marked
+                                if _stem(d.location) == _stem(by_id[o].location)]
     titled = [(d, o) for d, o in marked if d.title == by_id[o].title]
     stems: dict[str, list[LoadedDocument]] = {}
     for doc in docs:  # a name held by two documents only: one page in two formats
@@ -76,8 +77,8 @@ def main() -> None:
     pairs = [group for group in stems.values() if len(group) == 2]
     unmarked = [group for group in pairs if not any(d.location in marked_ids for d in group)]
     print(f"{len(docs)} documents, threshold {threshold} (word 5-gram Jaccard), {seconds:.1f} s")
-    print(f"near copies marked: {len(marked)}; of them the same file name in another format "
-          f"{len(named)}, the same title {len(titled)}")
+    formats = "" if args.qa else f"the same file name in another format {len(named)}, "
+    print(f"near copies marked: {len(marked)}; of them {formats}the same title {len(titled)}")
     if not args.qa:
         print(f"file names held by exactly two documents: {len(pairs)}, "
               f"not marked {len(unmarked)}")
