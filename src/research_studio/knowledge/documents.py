@@ -153,8 +153,7 @@ def _load_text(path: Path, data: bytes) -> list[LoadedDocument]:
         except Exception as exc:  # docutils' fault on one file: its raw text is still readable
             log.warning("could not parse %s as reStructuredText: %s", path, exc)
     return [LoadedDocument(path.name, title[:_MAX_TITLE] or _first_line_title(text, path.stem),
-                           text, str(path), kind,
-                           blocks=blocks)]
+                           text, str(path), kind, blocks=blocks)]
 
 
 def _load_html(path: Path, data: bytes) -> list[LoadedDocument]:
