@@ -178,6 +178,21 @@ def test_a_near_copy_of_a_document_does_not_cross_validate_it():
     assert claim["status"] == "single_source" and claim["source_ids"] == ["kb:1", "kb:2"]
 
 
+def test_a_similar_claim_about_another_numbered_thing_does_not_cross_validate():
+    """Templated articles state one fact of different things in the same words but their
+    number: the 1st district does not confirm the 4th (the QA runs marked both ✓✓)."""
+    first = "New York's 1st State Senate district is one of 62 districts of the New York State Senate."
+    fourth = first.replace("1st", "4th")
+    a = finding("f1", "kb:1", 0.7, text=first)
+    b = finding("f2", "kb:2", 0.7, text=fourth)
+    sources = [{**kb("kb:1", "d1", text=first), "title": "New York's 1st State Senate district"},
+               {**kb("kb:2", "d2", text=fourth), "title": "New York's 4th State Senate district"}]
+    # word-Jaccard (0.9 here) stands in for a close embedding similarity
+    result = run([sheet("sq_001", [a]), sheet("sq_002", [b])], [a, b], sources,
+                 ResearchConfig(cross_validation_similarity=0.6))
+    assert [c["status"] for c in result["claims"]] == ["single_source", "single_source"]
+
+
 def test_same_web_host_does_not_cross_validate_but_two_hosts_do():
     findings = [finding("f1", "w1", 0.9), finding("f2", "w2", 0.9)]
     same = run([sheet("sq_001", findings)], findings,

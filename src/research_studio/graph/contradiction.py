@@ -193,6 +193,20 @@ def contradicting(texts: Sequence[str], titles: Sequence[str], sources: Sequence
     another figure for the same thing? ``titles`` and ``sources`` are those of each
     statement's source; an untitled source tells nothing and agrees with any. Only the
     statements and titles in some pair are parsed."""
+    return _compare(texts, titles, sources, pairs, figure_differs=True)
+
+
+def about_the_same_thing(texts: Sequence[str], titles: Sequence[str], sources: Sequence[str],
+                         pairs: Sequence[tuple[int, int]]) -> list[bool]:
+    """For each pair (i, j): are the two statements about the same thing, by the test
+    ``contradicting`` applies (the subject's identifying numbers and names, its words, the
+    sources' titles)? Two statements that confirm each other must be ("New York's 1st
+    State Senate district is one of 62 districts" does not confirm the 4th's)."""
+    return _compare(texts, titles, sources, pairs, figure_differs=False)
+
+
+def _compare(texts: Sequence[str], titles: Sequence[str], sources: Sequence[str],
+             pairs: Sequence[tuple[int, int]], figure_differs: bool) -> list[bool]:
     involved = sorted({k for pair in pairs for k in pair})
     if not involved:
         return []
@@ -217,4 +231,5 @@ def contradicting(texts: Sequence[str], titles: Sequence[str], sources: Sequence
         return (sources[i] == sources[j] or not titles[i].strip() or not titles[j].strip()
                 or titles_agree(titles[i], titles[j], title_names[i], title_names[j]))
 
-    return [same_thing(i, j) and _same_figure(figures[i], figures[j]) for i, j in pairs]
+    return [same_thing(i, j) and (not figure_differs or _same_figure(figures[i], figures[j]))
+            for i, j in pairs]

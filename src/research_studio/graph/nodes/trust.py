@@ -23,6 +23,7 @@ from rapidfuzz.distance import Indel
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.claim_check import Statement, check_statements, same_facts, same_text
+from research_studio.graph.contradiction import about_the_same_thing
 from research_studio.graph.deps import ResearchDeps, SimilarityFn
 from research_studio.state import (
     DEFAULT_CONFIDENCE,
@@ -256,8 +257,10 @@ def corroborations(claims: Sequence[Claim], verified: dict[str, list[str]],
     """Per claim, the sources of *other* verified claims that independently say the same:
     similar enough, stating the same facts (``claim_check.same_facts``: two facts worded
     alike about different things, "OK Go is the debut album by OK Go" and "The Brown EP is
-    the first EP by OK Go", reach the similarity), not a copy of the same words, and at
-    least one source of a different document."""
+    the first EP by OK Go", reach the similarity) about the same thing
+    (``contradiction.about_the_same_thing``: "New York's 1st State Senate district is one
+    of 62 districts" and the 4th's), not a copy of the same words, and at least one source
+    of a different document."""
     ids = [c["claim_id"] for c in claims if verified.get(c["claim_id"])]
     if len(ids) < 2:
         return {}
@@ -268,9 +271,13 @@ def corroborations(claims: Sequence[Claim], verified: dict[str, list[str]],
     similar = [(i, j) for i in range(len(ids)) for j in range(len(ids))
                if i != j and sim[i, j] >= threshold and keys[j] - keys[i]
                and not same_text(texts[i], texts[j])]
+    # the source each claim is verified in first: what its subject is read against
+    first = [sources.get(verified[cid][0], {}) for cid in ids]
+    same_thing = about_the_same_thing(texts, [s.get("title", "") for s in first],
+                                      [s.get("source_id", "") for s in first], similar)
     found: dict[str, list[str]] = {}
-    for (i, j), same in zip(similar, same_facts(texts, similar), strict=True):
-        if same:
+    for (i, j), same, one_thing in zip(similar, same_facts(texts, similar), same_thing, strict=True):
+        if same and one_thing:
             found.setdefault(ids[i], []).extend(verified[ids[j]])
     return {cid: list(dict.fromkeys(extra)) for cid, extra in found.items()}
 
