@@ -382,7 +382,6 @@ class KnowledgeBase:
         """
         started = time.perf_counter()
         summary = IngestSummary(kb=self.name)
-        done = IngestProgress()
         by_location: dict[str, str] = {}
         known_hashes: set[str] = set()
         copies = CopyFinder(self.settings.near_duplicate_jaccard)
@@ -395,15 +394,18 @@ class KnowledgeBase:
                            _optional_str(meta.get("copy_of")))
         pending: list[PendingPassage] = []
 
-        def store(passages: list[PendingPassage]) -> None:
+        def report(documents: int) -> None:
+            if progress:
+                progress(IngestProgress(documents=documents, passages=summary.chunks_added))
+
+        def store(passages: list[PendingPassage], documents: int) -> None:
             self._add(passages)
             summary.chunks_added += len(passages)
-            done.passages = summary.chunks_added
-            if progress:
-                progress(done)
+            report(documents)
 
         batch = self.settings.store_batch_passages
-        for done.documents, item in enumerate(items, start=1):
+        read = 0  # documents read so far
+        for read, item in enumerate(items, start=1):
             if isinstance(item, SkippedItem):
                 summary.skipped.append(item)
             else:
@@ -428,12 +430,11 @@ class KnowledgeBase:
                     summary.near_copies += original is not None
                     pending += self._passages(item, digest, encode(minhash), original)
                     while len(pending) >= batch:
-                        store(pending[:batch])
+                        store(pending[:batch], read)
                         pending = pending[batch:]
-            if progress:
-                progress(done)
+            report(read)
         if pending:
-            store(pending)
+            store(pending, read)
         if summary.documents_added or summary.documents_replaced:
             self._bump_revision()
             self._lexical_index()  # rebuilt and saved now, not by the first search

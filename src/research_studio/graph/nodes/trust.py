@@ -271,13 +271,15 @@ def corroborations(claims: Sequence[Claim], verified: dict[str, list[str]],
     similar = [(i, j) for i in range(len(ids)) for j in range(len(ids))
                if i != j and sim[i, j] >= threshold and keys[j] - keys[i]
                and not same_text(texts[i], texts[j])]
-    # the source each claim is verified in first: what its subject is read against
+    stating = [pair for pair, same in zip(similar, same_facts(texts, similar), strict=True) if same]
+    # the source each claim is verified in first: what its subject is read against; only
+    # the pairs that state the same facts are parsed for it
     first = [sources.get(verified[cid][0], {}) for cid in ids]
     same_thing = about_the_same_thing(texts, [s.get("title", "") for s in first],
-                                      [s.get("source_id", "") for s in first], similar)
+                                      [s.get("source_id", "") for s in first], stating)
     found: dict[str, list[str]] = {}
-    for (i, j), same, one_thing in zip(similar, same_facts(texts, similar), same_thing, strict=True):
-        if same and one_thing:
+    for (i, j), one_thing in zip(stating, same_thing, strict=True):
+        if one_thing:
             found.setdefault(ids[i], []).extend(verified[ids[j]])
     return {cid: list(dict.fromkeys(extra)) for cid, extra in found.items()}
 
