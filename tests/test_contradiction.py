@@ -85,6 +85,17 @@ def test_statements_about_their_own_pages_contradict_only_when_the_pages_agree()
                       sources=("s1", "s1"))  # one page
 
 
+def test_a_subject_is_its_words_not_how_the_parse_names_them():
+    # an aside in brackets names nothing the subject is
+    assert contradict("The Millau Viaduct (French: Viaduc de Millau) was opened to traffic in 2004.",
+                      "The Millau Viaduct was opened to traffic in 2005.")
+    # the same words, read by the parse as the name "Millau" and as "Millau Viaduct"
+    assert contradict("The viaduct near Millau was opened to traffic in 2005.",
+                      "The Millau Viaduct was opened to traffic in 2004.")
+    # other words are another thing, names or not
+    assert not contradict("Georgia Tech was founded in 1885.", "Georgia was founded in 1732.")
+
+
 def test_table_rows_with_other_labels_do_not_contradict():
     assert not contradict("E061-03 — Core?: Core; Description: IN predicate with list of values",
                           "E061-02 — Core?: Core; Description: BETWEEN predicate")

@@ -193,6 +193,22 @@ def test_a_similar_claim_about_another_numbered_thing_does_not_cross_validate():
     assert [c["status"] for c in result["claims"]] == ["single_source", "single_source"]
 
 
+def test_one_sentence_about_two_things_does_not_cross_validate():
+    """Two pages state the same words of their own subjects ("It" is each page's
+    university): a merged insight's quotes from both are two facts, not one confirmed."""
+    first, second = ("It is located in Hohhot, the capital city of Inner Mongolia.",
+                     "It is located in the north of Hohhot, the capital city of Inner Mongolia.")
+    findings = [finding("f1", "kb:1", 0.7, text=first), finding("f2", "kb:2", 0.7, text=second)]
+    sources = [{**kb("kb:1", "d1", text=first), "title": "Inner Mongolia Medical University"},
+               {**kb("kb:2", "d2", text=second), "title": "Inner Mongolia University of Technology"}]
+    [claim] = run([sheet("sq_001", findings)], findings, sources)["claims"]
+    assert claim["status"] == "single_source" and claim["source_ids"] == ["kb:1", "kb:2"]
+    # the same two sentences on two pages about one university confirm each other
+    same = [{**source, "title": "Inner Mongolia Medical University"} for source in sources]
+    [claim] = run([sheet("sq_001", findings)], findings, same)["claims"]
+    assert claim["status"] == "cross_validated"
+
+
 def test_same_web_host_does_not_cross_validate_but_two_hosts_do():
     findings = [finding("f1", "w1", 0.9), finding("f2", "w2", 0.9)]
     same = run([sheet("sq_001", findings)], findings,

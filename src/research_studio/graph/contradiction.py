@@ -13,7 +13,9 @@ contradiction only when, read with spaCy's parse:
 
 - the numbers that say which thing their subjects are, are the same ("the 1951 FA Cup
   Final", "888 7th Avenue", a table row's label "E061-03 — Description: …");
-- the names in their subjects, where both subjects have some, are the same; the words of
+- the names in their subjects, where both subjects have some, are the same (or the
+  subjects' words are, the parse having read "the viaduct near Millau" and "The Millau
+  Viaduct" as different names); words in brackets are an aside, not the subject; the words of
   one subject are all in the other ("Common index properties are listed in Table 9.73"
   is not about "Access method properties"), unless a pronoun stands for what it is
   ("It", "Its total length"); and one statement names nothing the other does not (dates
@@ -148,8 +150,21 @@ def _figures(doc: Doc | None, text: str) -> tuple[frozenset[str], dict[str, froz
     return frozenset(in_subject), {value: frozenset(of) for value, of in stated.items()}
 
 
-def _content_words(subject: Span | None) -> frozenset[str]:
-    if subject is None or any(t.dep_ == "poss" and t.pos_ == "PRON" for t in subject):
+def _unbracketed(subject: Span | None) -> list[Token]:
+    """The subject's words outside brackets: "A soft drink (see terminology for other
+    names)" is about a soft drink; the aside names nothing the subject is."""
+    kept: list[Token] = []
+    depth = 0
+    for token in subject if subject is not None else []:
+        if token.is_bracket:
+            depth = depth + 1 if token.is_left_punct else max(0, depth - 1)
+        elif not depth:
+            kept.append(token)
+    return kept
+
+
+def _content_words(subject: list[Token]) -> frozenset[str]:
+    if any(t.dep_ == "poss" and t.pos_ == "PRON" for t in subject):
         return frozenset()  # "its total length": what it stands for is not written here
     return frozenset(t.lemma_.lower() for t in subject if t.pos_ in _CONTENT)
 
@@ -159,8 +174,8 @@ def figures_of(texts: Sequence[str]) -> list[Figures]:
     subjects' names)."""
     docs = parse_batch(list(texts))
     read = [_figures(doc, text) for doc, text in zip(docs, texts, strict=True)]
-    subjects = [_subject(doc) if doc is not None else None for doc in docs]
-    names = name_words([subject.text if subject is not None else "" for subject in subjects])
+    subjects = [_unbracketed(_subject(doc)) if doc is not None else [] for doc in docs]
+    names = name_words(["".join(t.text_with_ws for t in subject).strip() for subject in subjects])
     return [Figures(in_subject, frozenset(w for name in named for w in name),
                     _content_words(subject), stated)
             for (in_subject, stated), named, subject in zip(read, names, subjects, strict=True)]
@@ -221,8 +236,9 @@ def _compare(texts: Sequence[str], titles: Sequence[str], sources: Sequence[str]
         a, b = figures[i], figures[j]
         if a.in_subject != b.in_subject:
             return False
-        if a.subject_names and b.subject_names and a.subject_names != b.subject_names:
-            return False
+        if (a.subject_names and b.subject_names and a.subject_names != b.subject_names
+                and a.subject_words != b.subject_words):
+            return False  # other names, unless the same words were read as names differently
         if a.subject_words and b.subject_words and not (a.subject_words <= b.subject_words
                                                         or b.subject_words <= a.subject_words):
             return False

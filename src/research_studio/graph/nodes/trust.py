@@ -224,15 +224,31 @@ def _independent_keys(source_ids: Sequence[str], sources: dict[str, Source]) -> 
     return {independence_key(sources[sid]) for sid in source_ids if sid in sources}
 
 
-def confirmed_independently(quotes: dict[str, str], sources: dict[str, Source]) -> bool:
-    """Two of the verified sources (id -> the quote found there) are different documents
-    whose quotes are not copies of each other. The same words in two documents (a
-    paragraph that pages of one manual repeat, an article syndicated across sites) are one
-    statement copied, not a second source confirming it."""
-    items = [(independence_key(sources[sid]), quote) for sid, quote in quotes.items()
-             if sid in sources]
-    return any(key_a != key_b and not same_text(quote_a, quote_b)
-               for k, (key_a, quote_a) in enumerate(items) for key_b, quote_b in items[k + 1:])
+def confirmed_independently(quotes: dict[str, dict[str, str]],
+                            sources: dict[str, Source]) -> set[str]:
+    """The claims (id -> {verified source id: the quote found there}) that two of their
+    verified sources confirm: different documents whose quotes are not copies of each
+    other (a paragraph that pages of one manual repeat, an article syndicated across sites
+    is one statement copied), state the same facts (``claim_check.same_facts``) and are
+    about the same thing (``contradiction.about_the_same_thing``: "It is located in Hohhot"
+    on two universities' pages, or "He is a left-arm fast bowler" on two cricketers', are
+    two facts worded alike). One parse batch for all claims."""
+    entries: list[tuple[str, Source, str]] = []  # (claim id, source, quote)
+    pairs: list[tuple[int, int]] = []
+    for claim_id, by_source in quotes.items():
+        first = len(entries)
+        entries += [(claim_id, sources[sid], quote) for sid, quote in by_source.items()
+                    if sid in sources]
+        keys = [independence_key(source) for _, source, _ in entries[first:]]
+        pairs += [(first + a, first + b) for a in range(len(keys)) for b in range(a + 1, len(keys))
+                  if keys[a] != keys[b]
+                  and not same_text(entries[first + a][2], entries[first + b][2])]
+    texts = [quote for *_, quote in entries]
+    stating = [pair for pair, same in zip(pairs, same_facts(texts, pairs), strict=True) if same]
+    same_thing = about_the_same_thing(texts, [s.get("title", "") for _, s, _ in entries],
+                                      [s.get("source_id", "") for _, s, _ in entries], stating)
+    return {entries[i][0] for (i, _), one_thing in zip(stating, same_thing, strict=True)
+            if one_thing}
 
 
 def check_claim_texts(claims: Sequence[Claim], verified: dict[str, list[str]],
@@ -285,9 +301,8 @@ def corroborations(claims: Sequence[Claim], verified: dict[str, list[str]],
 
 
 def score_claim(claim: Claim, checked: dict[str, dict], extra_sources: list[str],
-                credibility: dict[str, float], sources: dict[str, Source],
-                config: ResearchConfig, text_check: dict | None,
-                quotes: dict[str, str]) -> Claim:
+                credibility: dict[str, float], config: ResearchConfig,
+                text_check: dict | None, confirmed: bool) -> Claim:
     """Confidence = credibility x match ratio x finding confidence, bonus when corroborated.
     A claim whose text fails its check against the quote is unverified, the reason kept."""
     verified = _verified(checked) if text_check is None or text_check["passed"] else []
@@ -302,9 +317,7 @@ def score_claim(claim: Claim, checked: dict[str, dict], extra_sources: list[str]
     base = credibility.get(best, 0.0) * checked[best]["ratio"] * claim.get(
         "confidence", DEFAULT_CONFIDENCE)
     confidence = round(base, 3)
-    cross = confirmed_independently({sid: quotes[sid] for sid in verified}, sources) \
-        or bool(extra_sources)
-    if cross:
+    if confirmed or extra_sources:
         confidence = round(min(1.0, confidence + CROSS_VALIDATION_BONUS), 3)
         status = "cross_validated"
     elif confidence >= config.verified_confidence:
@@ -341,8 +354,10 @@ def trust_engine(fact_sheets: Sequence[FactSheet], findings: Sequence[Finding],
     verified = {cid: [] if not text_checks.get(cid, {"passed": True})["passed"] else sids
                 for cid, sids in verified.items()}
     extra = corroborations(claims, verified, sources, similarity, config.cross_validation_similarity)
+    confirmed = confirmed_independently(
+        {cid: {sid: quotes[cid][sid] for sid in sids} for cid, sids in verified.items()}, sources)
     scored = [score_claim(c, checked[c["claim_id"]], extra.get(c["claim_id"], []), credibility,
-                          sources, config, text_checks.get(c["claim_id"]), quotes[c["claim_id"]])
+                          config, text_checks.get(c["claim_id"]), c["claim_id"] in confirmed)
               for c in claims]
     return {"claims": scored, "source_credibility": credibility,
             "hallucination_score": hallucination_score(scored)}
