@@ -271,5 +271,21 @@ def test_a_near_copy_is_stored_and_marked_as_the_document_it_repeats(registry, t
     marks = {"/".join(hit.location.split("/")[-2:]): hit.copy_of
              for query in ("tide pier slack water hours", "worker bee forages nectar hive")
              for hit in kb.search(query, k=20, mode="bm25")}
-    assert marks == {"_sources/tides.rst.txt": "tides.html", "html/tides.html": None,
-                     "html/bees.html": None}
+    assert marks == {"_sources/tides.rst.txt": str(pages / "tides.html"),
+                     "html/tides.html": None, "html/bees.html": None}
+
+
+def test_files_of_one_name_in_two_folders_are_two_documents(registry, tmp_path):
+    """A manual has an ``index.html`` per chapter: each is its own document (the trust
+    engine counts documents), named by its path, relative where the ingest asks for it."""
+    for chapter, topic in (("tutorial", "loops repeat a block"), ("library", "sockets carry bytes")):
+        (tmp_path / "manual" / chapter).mkdir(parents=True)
+        (tmp_path / "manual" / chapter / "index.html").write_text(
+            f"<html><body><h1>{chapter}</h1><p>In this chapter {topic}.</p></body></html>",
+            encoding="utf-8")
+    kb = registry.open("manual", create=True)
+    kb.ingest_paths([tmp_path / "manual" / "tutorial"])
+    kb.ingest_paths([tmp_path / "manual" / "library"], location_root=tmp_path)
+    ids = {hit.title: hit.doc_id for hit in kb.search("chapter", k=5, mode="bm25")}
+    assert ids == {"tutorial": str(tmp_path / "manual" / "tutorial" / "index.html"),
+                   "library": "manual/library/index.html"}

@@ -146,7 +146,8 @@ class IngestSummary:
 
 
 def _relocated(item: _Item, path: Path, root: Path | None) -> _Item:
-    """``item`` with the file's path at the start of its location made relative to ``root``."""
+    """``item`` with the file's path at the start of its location (and as its document's
+    id, a file's id being its path) made relative to ``root``."""
     shown = str(path)
     if root is None or not item.location.startswith(shown):
         return item
@@ -154,7 +155,10 @@ def _relocated(item: _Item, path: Path, root: Path | None) -> _Item:
         relative = path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return item
-    return replace(item, location=relative + item.location[len(shown):])
+    moved = replace(item, location=relative + item.location[len(shown):])
+    if isinstance(moved, LoadedDocument) and moved.doc_id == shown:
+        moved = replace(moved, doc_id=relative)
+    return moved
 
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -1,7 +1,9 @@
 """Turn files into plain-text documents; anything unusable is skipped with a reason.
 
 Supported: Markdown, plain text, reStructuredText, HTML, PDF, DOCX, and JSON Lines
-records ``{"id", "title", "text"}`` (the record id becomes the document's ``doc_id``).
+records ``{"id", "title", "text"}`` (the record id becomes the document's ``doc_id``; a
+file's is its path, as unique as its location: two ``index.html`` of one manual are two
+documents to the trust engine).
 A bad file never aborts an ingest: it becomes a ``SkippedItem``.
 
 HTML, Markdown and DOCX are read with their structure (``markup.py``): each table row
@@ -152,7 +154,7 @@ def _load_text(path: Path, data: bytes) -> list[LoadedDocument]:
             text, title = render_rst(text)
         except Exception as exc:  # docutils' fault on one file: its raw text is still readable
             log.warning("could not parse %s as reStructuredText: %s", path, exc)
-    return [LoadedDocument(path.name, title[:_MAX_TITLE] or _first_line_title(text, path.stem),
+    return [LoadedDocument(str(path), title[:_MAX_TITLE] or _first_line_title(text, path.stem),
                            text, str(path), kind, blocks=blocks)]
 
 
@@ -162,7 +164,7 @@ def _load_html(path: Path, data: bytes) -> list[LoadedDocument]:
     html = _decode(data)
     text, blocks = render_html(html)
     title = page_title(html) or path.stem
-    return [LoadedDocument(path.name, title[:_MAX_TITLE], text, str(path), "html",
+    return [LoadedDocument(str(path), title[:_MAX_TITLE], text, str(path), "html",
                            blocks=blocks)]
 
 
@@ -188,7 +190,7 @@ def _load_pdf(path: Path, data: bytes) -> list[LoadedDocument]:
     except (PdfReadError, ValueError, KeyError, TypeError) as exc:
         raise UnusableFile(f"unreadable PDF ({exc})") from exc
     text = "\n\n".join(parts)
-    return [LoadedDocument(path.name, (title or path.stem)[:_MAX_TITLE], text, str(path), "pdf",
+    return [LoadedDocument(str(path), (title or path.stem)[:_MAX_TITLE], text, str(path), "pdf",
                            page_starts=starts)]
 
 
@@ -227,7 +229,7 @@ def _load_docx(path: Path, data: bytes) -> list[LoadedDocument]:
 
     text, blocks = render_docx(document)
     title = document.core_properties.title or _first_line_title(text, path.stem)
-    return [LoadedDocument(path.name, title[:_MAX_TITLE], text, str(path), "docx",
+    return [LoadedDocument(str(path), title[:_MAX_TITLE], text, str(path), "docx",
                            blocks=blocks)]
 
 
