@@ -1139,6 +1139,23 @@ def test_report_escapes_html_quoted_from_sources(strong):
     assert "Tides &lt;img src=x onerror=alert(3)&gt;" in section(report, "Sources")
 
 
+def test_code_quoted_from_a_source_shows_as_written():
+    """A code span is shown as written by any Markdown viewer and runs nothing: escaping
+    it would show "&lt;URL&gt;" where the manual says "<URL>"; outside it, HTML is escaped."""
+    from markdown_it import MarkdownIt
+
+    state = write_state()
+    state["claims"][0]["text"] = ("Tides follow the Moon: run `git pull <URL> <branch>` or "
+                                  "``a `quoted` <b>`` when <b>ready</b>; "
+                                  "`<script>alert(1)</script>` is code.")
+    rendered = MarkdownIt("commonmark").render(run(write_node, state, make_deps())["report_markdown"])
+    assert "<code>git pull &lt;URL&gt; &lt;branch&gt;</code>" in rendered
+    assert "<code>a `quoted` &lt;b&gt;</code>" in rendered
+    assert "when &lt;b&gt;ready&lt;/b&gt;" in rendered
+    assert "<code>&lt;script&gt;alert(1)&lt;/script&gt;</code>" in rendered
+    assert "<script" not in rendered and "<b>" not in rendered
+
+
 # ---- stages: model or offline, chosen once per run ---------------------------------------------
 def test_stages_are_chosen_once_from_the_models_capability():
     from research_studio.graph.nodes.findings import ModelFindings, OfflineFindings

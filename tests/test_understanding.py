@@ -213,6 +213,32 @@ def test_names_the_small_parser_misreads_are_still_compared(embed, question, ite
         assert any(item in t and not any(o in t for o in items if o != item) for t in texts), texts
 
 
+@pytest.mark.parametrize(("question", "items"), [
+    # the imperative read as part of the first item's name, even in lower case
+    ("Compare stash, worktree and branch for switching between tasks",
+     ["stash", "worktree", "branch"]),
+    ("Compare YAML, TOML and INI files for configuration", ["YAML", "TOML", "INI files"]),
+    ("Compare TCP, UDP and QUIC", ["TCP", "UDP", "QUIC"]),
+    # a name tagged plural that is no plural, the rest of the list read as its apposition
+    ("Compare zstd, lz4 and snappy for compressing logs", ["zstd", "lz4", "snappy"]),
+])
+def test_an_opening_imperative_is_not_part_of_the_first_item(embed, question, items):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON
+    assert structure.items == items
+    assert_questions(texts)
+    assert not any("Compare" in t for t in texts), texts
+
+
+def test_a_name_in_title_case_opening_a_text_is_not_read_as_an_imperative():
+    """"Vince" could be a verb after "You"; "Object" is one: beside a word in title case
+    each is the first word of a name or title."""
+    for text in ("Vince Phillips held a junior welterweight title.",
+                 "Object Detection and Tracking within Badminton Videos"):
+        doc = parse(text, judge_language=False)
+        assert doc[0].pos_ != "VERB" and doc[0].head.i == 1, text
+
+
 def test_things_compared_by_an_attribute_they_each_have_keep_it(embed):
     # "the tax systems of A and B" compares A's tax system with B's, not A with B
     structure, texts = plan_of("Compare the tax systems of Norway and Sweden", embed)

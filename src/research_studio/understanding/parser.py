@@ -28,6 +28,11 @@ MIN_ENGLISH_FUNCTION_SHARE = 0.15
 # A made-up word written as a name, parsed in place of a name the tagger misreads: being
 # unknown to the model, only its capital and its place in the sentence say what it is.
 NAME_STAND_IN = "Zorblax"
+# The understood subject of an imperative, written out to parse a question that opens
+# with one: before a word it does not know, the small model reads the imperative as part of
+# a name ("Compare stash, worktree and branch …"), even in lower case; after a subject the
+# word can only be the clause's verb.
+IMPERATIVE_SUBJECT = "You"
 # Parts of speech a word written as a name is not.
 _NOT_NAMES = ("VERB", "AUX", "ADV", "PRON", "DET")
 
@@ -220,6 +225,42 @@ def _with_names_read_as_names(nlp: Language, doc: Doc, names: Sequence[int]) -> 
                      for t in masked])
 
 
+def _swallowed_imperative(lowered: Doc, openers: Sequence[Token], verbs: Sequence[Token]) -> bool:
+    """The text's first word, in lower case, is still read as a modifier of the word after
+    it ("compare" of "compare stash, worktree and branch", "compare YAML, …") or as a noun
+    with a direct object ("compare TCP, …"): a verb the model did not see, unless the next
+    word is written in title case, where the two are one title or name ("Vince Phillips",
+    "Object Detection and Tracking"). A first word read as a head noun ("Research on the
+    price dynamics of …") is one."""
+    first = lowered[0]
+    return (any(t.i == 0 for t in openers) and not any(t.i == 0 for t in verbs)
+            and ((first.dep_ in ("compound", "amod", "nmod") and first.head.i == 1)
+                 or any(c.dep_ == "dobj" for c in first.children))
+            and not lowered[1].is_title)
+
+
+def _as_imperative(nlp: Language, doc: Doc) -> Doc | None:
+    """The parse of ``doc`` as the imperative its first word may be: the text parsed with
+    its understood subject written out ("You compare stash, worktree and branch …") and
+    given back on ``doc``'s own words, the first tagged a base-form verb. None unless the
+    first word is then the verb of the clause the subject is the subject of."""
+    words = [IMPERATIVE_SUBJECT, doc[0].text.lower(), *(t.text for t in doc[1:])]
+    spaces = [True, *(bool(t.whitespace_) for t in doc)]
+    read = _through_pipeline(nlp, Doc(nlp.vocab, words=words, spaces=spaces))
+    subject, verb = read[0], read[1]
+    if not (verb.dep_ == "ROOT" and verb.tag_ == "VBP" and subject.dep_ == "nsubj"
+            and subject.head.i == verb.i):
+        return None
+    own = read[1:]
+    ents = [f"{t.ent_iob_}-{t.ent_type_}" if t.ent_iob_ in ("B", "I") else "O" for t in own]
+    ents[0] = ents[0].replace("I-", "B-", 1)
+    return Doc(nlp.vocab, words=[t.text for t in doc], spaces=spaces[1:],
+               tags=["VB", *(t.tag_ for t in own[1:])], pos=[t.pos_ for t in own],
+               morphs=["VerbForm=Inf", *(str(t.morph) for t in own[1:])],
+               lemmas=[t.lemma_ for t in own], heads=[t.head.i - 1 for t in own],
+               deps=[t.dep_ for t in own], ents=ents)
+
+
 def _join_stray_conjuncts(doc: Doc) -> None:
     """A noun or name parsed as the conjunct of a verb is joined, with its coordinator, to
     the verb's object before it (things are coordinated with things): "Compare the iPhone
@@ -242,10 +283,12 @@ def _join_listed_appositions(doc: Doc) -> None:
     """An apposition with conjuncts of its own, after a comma, on a singular noun is the
     rest of a list the noun opens: "Compare json, pickle and shelve" reads "pickle and
     shelve" as another name for "json", and one thing cannot be two. A plural noun may name
-    the list it stands before ("two formats, JSON and YAML"), so it keeps its apposition."""
+    the list it stands before ("two formats, JSON and YAML"), so it keeps its apposition;
+    a name tagged plural without a plural ending ("zstd" of "Compare zstd, lz4 and
+    snappy") is no plural."""
     for appos in doc:
         head = appos.head
-        if appos.dep_ != "appos" or head.tag_ not in ("NN", "NNP") \
+        if appos.dep_ != "appos" or not (head.tag_ in ("NN", "NNP") or _plural_in_tag_only(head)) \
                 or not any(c.dep_ == "conj" for c in appos.children):
             continue
         start = min(t.i for t in appos.subtree)
@@ -285,8 +328,11 @@ def parse(text: str, judge_language: bool = True) -> Doc | None:
     label ("Compare React, Vue and Angular", "Objective: Investigate …") as a proper noun,
     or as a verb that is part of a name ("Compare Vim and Emacs");
     where the same text with that word's first letter in lower case parses it as a verb,
-    that parse is used. Offsets are the same in both (one character changes case), so
-    spans still point into ``text``; a text without closing punctuation is parsed with a
+    that parse is used; else, for the text's first word, the parse with its understood
+    subject written out, where that makes it the verb (``_as_imperative``). Offsets are
+    those of ``text`` in every parse (one character changes case, or the subject's parse
+    is given back on the text's own words), so spans still point into ``text``; a text
+    without closing punctuation is parsed with a
     full stop after it ("Compare Kafka and RabbitMQ" otherwise tags "RabbitMQ" as
     punctuation), which adds one token past its end. ``judge_language`` off: a part of a
     text already read as English ("gas prices", an item of its list)."""
@@ -306,6 +352,8 @@ def parse(text: str, judge_language: bool = True) -> Doc | None:
             if verbs:
                 doc = alternative if len(verbs) == len(openers) \
                     else _with_code_as_names(nlp, _lowered(text, verbs))
+            if _swallowed_imperative(alternative, openers, verbs):
+                doc = _as_imperative(nlp, doc) or doc
         names = _misread_names(doc) + _gerunds_read_as_verbs(doc)
         if names:
             doc = _with_names_read_as_names(nlp, doc, names)

@@ -42,6 +42,8 @@ CONFLICT_QUOTE_CHARS = 220  # a version of a conflict quoted in full up to about
 _CLAIM_REF = re.compile(r"\[C(\d+)\]")
 _LINE_MARKERS = re.compile(r"^(?:#{1,6}\s+|>\s*|[-*+•]\s+)+")
 _STRENGTH_ORDER = ["cross_validated", "verified", "single_source"]  # strongest first
+# CommonMark's code span: a run of backticks, text, and a run of as many backticks
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 
 
 def _plain(text: str) -> str:
@@ -54,8 +56,15 @@ def _plain(text: str) -> str:
 def _clean(text: str) -> str:
     """Source or model text as it goes into the Markdown report: one plain line with its
     HTML escaped, so a ``<script>`` or ``<svg onload>`` quoted from a document shows as
-    text in any Markdown viewer instead of running (the report is an export)."""
-    return html.escape(_plain(text), quote=False)
+    text in any Markdown viewer instead of running (the report is an export). A code span
+    is shown as written and runs nothing, so it is left as it is: escaped, "`git pull
+    <URL>`" would show "&lt;URL&gt;"."""
+    line = _plain(text)
+    parts, last = [], 0
+    for code in _CODE_SPAN.finditer(line):
+        parts += [html.escape(line[last:code.start()], quote=False), code.group()]
+        last = code.end()
+    return "".join([*parts, html.escape(line[last:], quote=False)])
 
 
 class Citations:
