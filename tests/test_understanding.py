@@ -1147,6 +1147,25 @@ def test_a_plural_pronoun_is_not_replaced_by_a_singular_topic(embed):
     assert any("their taxes" in f.text for f in structure.facets), structure.facets
 
 
+@pytest.mark.parametrize(("question", "expected"), [
+    # an object pronoun: the object before it, not the named topic
+    ("How does PostgreSQL handle deadlocks, and how can I avoid them?", "How can I avoid deadlocks?"),
+    ("What does Docker do with volumes and how do I back them up?", "How do I back volumes up?"),
+    # a subject pronoun with no subject it could be: the plural noun before it
+    ("How does Redis store keys, and when do they expire?", "When do keys expire?"),
+])
+def test_a_plural_pronoun_a_singular_name_cannot_be_is_a_plural_before_it(embed, question, expected):
+    """A name's tag does not say its number ("Kubernetes" is tagged plural); one written
+    without "the" is one thing, and "them" is not it."""
+    _, texts = plan_of(question, embed)
+    assert expected in texts, texts
+
+
+def test_a_name_written_as_a_plural_is_what_a_plural_pronoun_stands_for(embed):
+    _, texts = plan_of("How did the Beatles write songs, and why did they split?", embed)
+    assert "Why did the Beatles split?" in texts, texts
+
+
 def test_the_structure_survives_the_checkpointer(embed):
     structure = understand("Compare Kafka and RabbitMQ for event streaming", embed)
     stored = structure.to_dict()

@@ -681,10 +681,12 @@ def resolve_pronouns(text: str, span: Span, referent: str) -> str:
     applications in healthcare" → "the applications of machine learning in healthcare",
     "why is it needed" → "why is VACUUM needed". A pronoun that does not agree with the
     referent in number may stand for what the referent is of ("its history" after "the
-    main uses of PostgreSQL" → "the history of PostgreSQL")."""
+    main uses of PostgreSQL" → "the history of PostgreSQL"), or for a plural noun before it
+    (``parallel_antecedent``: "how can I avoid them" after "How does PostgreSQL handle
+    deadlocks"; a name is singular unless written as a plural, ``name_number``)."""
     if not referent:
         return text_of(text, list(span))
-    number = grammatical_number(referent)
+    number = grammatical_number(referent) or name_number(referent)
     owner = owner_of(referent)
     owner_number = grammatical_number(owner) if owner else []
     head = head_lemma(referent)
@@ -697,9 +699,15 @@ def resolve_pronouns(text: str, span: Span, referent: str) -> str:
     for token in span:
         agrees = not number or token.morph.get("Number") in ([], number)
         third = token.morph.get("Person") == ["3"]
-        # a name's number is unknown (above): only a singular pronoun stands for it
+        # an owner whose number cannot be read (a name) is one thing: a singular pronoun
+        # stands for it
         stands_for = referent if agrees else (
             owner if owner and token.morph.get("Number") in ([], owner_number or ["Sing"]) else "")
+        if third and token.tag_ in ("PRP", "PRP$") and not stands_for:
+            # a plural pronoun the referent cannot be: a plural noun before it, the one in
+            # the same role first ("How does PostgreSQL handle deadlocks, and how can I
+            # avoid them?": "them", an object, is the deadlocks)
+            stands_for = parallel_antecedent(token, span)
         if ("Dem" in token.morph.get("PronType") and token.dep_ == "det" and head and agrees
                 and token.head.lemma_.lower() == head and token.idx >= position):
             # "images of these devices" → "images of tablet-style devices"
@@ -724,6 +732,34 @@ def resolve_pronouns(text: str, span: Span, referent: str) -> str:
             position = token.idx + len(token.text)
     pieces.append(text[position:span.end_char])
     return "".join(pieces).strip(" ,;:")
+
+
+# a pronoun's role and the roles a noun phrase before it takes to be what it stands for
+_PARALLEL_ROLES = {"nsubj": ("nsubj", "nsubjpass"), "nsubjpass": ("nsubj", "nsubjpass"),
+                   "dobj": ("dobj",), "pobj": ("pobj",)}
+
+
+def parallel_antecedent(pronoun: Token, span: Span) -> str:
+    """What a plural pronoun stands for: the nearest plural common noun before the segment
+    that is what the pronoun is in its own clause (a subject for "they", an object for
+    "them"; a possessive, "their", is read as a subject), else the nearest plural common
+    noun, with the words written before it and their determiner; empty when
+    there is none, or when a plural noun of the segment comes before the pronoun, which
+    may be what it stands for and keeps it readable ("…, what can be done for patients
+    to improve their comfort?"). Names are left out: the tagger reads "Kubernetes" as a
+    plural."""
+    if pronoun.morph.get("Number") != ["Plur"] or any(
+            t.pos_ in ("NOUN", "PROPN") and t.morph.get("Number") == ["Plur"]
+            for t in span.doc[span.start:pronoun.i]):
+        return ""
+    roles = _PARALLEL_ROLES.get("nsubj" if pronoun.tag_ == "PRP$" else pronoun.dep_, ())
+    plurals = [t for t in reversed(span.doc[:span.start])
+               if t.pos_ == "NOUN" and t.morph.get("Number") == ["Plur"]]
+    noun = next((t for t in plurals if t.dep_ in roles), plurals[0] if plurals else None)
+    if noun is None:
+        return ""
+    words = _own_words(noun) + [t for t in noun.lefts if t.dep_ == "det"]
+    return text_of(span.doc.text, words)
 
 
 def _pronoun_one(token: Token) -> bool:
@@ -765,6 +801,16 @@ def _phrase_head(phrase: str) -> Token | None:
     return next((chunk.root for chunk in doc.noun_chunks if chunk.root.pos_ in _NOMINAL), None)
 
 
+def name_number(phrase: str) -> list[str]:
+    """The grammatical number of a name, which its tag does not say ("Kubernetes" and
+    "VACUUM" are tagged plural, "PostgreSQL" alone has no noun head): plural when written
+    with a determiner before a head tagged plural ("the Beatles", "the Alps"), singular
+    otherwise."""
+    head = _phrase_head(phrase)
+    determined = head is not None and any(c.dep_ == "det" for c in head.children)
+    return ["Plur"] if determined and head.tag_ in ("NNS", "NNPS") else ["Sing"]
+
+
 def head_lemma(phrase: str) -> str:
     """The lemma of a noun phrase's head in lower case ("tablet-style devices" → "device");
     empty when it has none."""
@@ -776,8 +822,8 @@ def grammatical_number(phrase: str) -> list[str]:
     """The grammatical number of a noun phrase's head (["Sing"], ["Plur"], or [] when it
     cannot be read): "their" does not stand for "Parkinson's disease"."""
     head = _phrase_head(phrase)
-    # a name's number is not read reliably ("VACUUM" alone is tagged a plural noun): any
-    # pronoun may stand for a capitalised head
+    # a name's number is not read reliably ("VACUUM" alone is tagged a plural noun):
+    # ``name_number`` reads it from how it is written
     common = head is not None and head.is_lower  # a phrase alone is often tagged a proper noun
     return head.morph.get("Number") if common else []
 
