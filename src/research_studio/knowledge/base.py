@@ -315,12 +315,12 @@ class KnowledgeBase:
             return []
         depth = max(k, self.settings.candidate_depth)
         if mode == "dense":
-            return self._dense(query, k)
+            nearest = self._nearest(query, depth, ["distances"])
+            return self._distinct_hits(list(zip(nearest["ids"][0],
+                                                (1.0 - d for d in nearest["distances"][0]),
+                                                strict=True)), k)
         if mode == "bm25":
-            lexical = self._lexical_index().search(query, depth)
-            chunks = self._chunks_by_id([cid for cid, _ in lexical[:k]])
-            return [_hit(self.name, cid, *chunks[cid], score)
-                    for cid, score in lexical[:k] if cid in chunks]
+            return self._distinct_hits(self._lexical_index().search(query, depth), k)
         # ranks only (ids and distances): the texts of the fused top k are read once after
         # fusion, not those of every candidate (at 100k chunks reading 50 candidates'
         # documents took 17 ms of a 23 ms dense query)
@@ -332,10 +332,34 @@ class KnowledgeBase:
         fused = reciprocal_rank_fusion(
             {"dense": dense, "bm25": [cid for cid, _ in lexical]},
             {"dense": self.settings.dense_weight, "bm25": self.settings.bm25_weight},
-            k=self.settings.rrf_k)[:k]
-        chunks = self._chunks_by_id([cid for cid, _ in fused])
-        return [_hit(self.name, cid, *chunks[cid], round(float(score), 6))
-                for cid, score in fused if cid in chunks]
+            k=self.settings.rrf_k)
+        return self._distinct_hits(fused, k)
+
+    def _distinct_hits(self, ranked: list[tuple[str, float]], k: int) -> list[SearchHit]:
+        """The first ``k`` hits of the ranked chunk ids, one rendering of each document:
+        a near copy (``copy_of``) and the document it repeats are one document, whose
+        hits come from whichever of them ranks first. The Python manual's HTML pages and
+        the reST sources beside them were otherwise half of the passages research read.
+        Chunks are read in rounds, as many as hits are still wanted, so a knowledge base
+        without copies reads the top ``k`` once."""
+        hits: list[SearchHit] = []
+        shown: dict[str, tuple[str, bool]] = {}  # document -> (location shown, a copy involved)
+        position = 0
+        while len(hits) < k and position < len(ranked):
+            batch = ranked[position:position + k - len(hits)]
+            position += len(batch)
+            chunks = self._chunks_by_id([cid for cid, _ in batch])
+            for cid, score in batch:
+                if cid not in chunks:
+                    continue
+                hit = _hit(self.name, cid, *chunks[cid], score)
+                document = hit.copy_of or hit.doc_id
+                location, copied = shown.setdefault(document, (hit.location, hit.copy_of is not None))
+                # two files of one name ingested before ids were paths are two documents
+                if location != hit.location and (copied or hit.copy_of is not None):
+                    continue
+                hits.append(hit)
+        return hits
 
     def _nearest(self, query: str, k: int, include: list[str]) -> dict[str, Any]:
         """Chroma's answer for the ``k`` chunks nearest the query, with ``include``."""
@@ -347,12 +371,6 @@ class KnowledgeBase:
         """The ids of the ``k`` chunks nearest the query, nearest first."""
         return list(self._nearest(query, k, ["distances"])["ids"][0])
 
-    def _dense(self, query: str, k: int) -> list[SearchHit]:
-        result = self._nearest(query, k, ["documents", "metadatas", "distances"])
-        return [_hit(self.name, cid, doc or "", dict(meta or {}), 1.0 - dist)
-                for cid, doc, meta, dist in zip(result["ids"][0], result["documents"][0],
-                                                result["metadatas"][0], result["distances"][0],
-                                                strict=True)]
 
     # ---- writing -------------------------------------------------------------------
     def ingest_paths(self, paths: Iterable[Path],
