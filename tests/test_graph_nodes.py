@@ -1156,6 +1156,24 @@ def test_code_quoted_from_a_source_shows_as_written():
     assert "<script" not in rendered and "<b>" not in rendered
 
 
+def test_code_spans_never_let_html_out():
+    """A backtick left open in one piece of text must not pair with the code span of the
+    next piece on the line (its code would then be outside a span), and a code span cut by
+    a length limit must not leave its code bare: rendered with raw HTML on, no element."""
+    from markdown_it import MarkdownIt
+
+    state = write_state()
+    state["claims"][0]["text"] = "Tides follow the Moon ` and `<img src=x onerror=alert(1)>` too."
+    state["sources"]["kb:t:c1"]["title"] = "Tides `"
+    state["sources"]["kb:t:c1"]["location"] = "/docs/`<svg onload=alert(2)>`.txt"
+    state["query"] = "What causes ocean tides? " + "x" * 185 + " `<iframe src=javascript:alert(3)>`"
+    report = run(write_node, state, make_deps())["report_markdown"]
+    rendered = MarkdownIt("commonmark").render(report)
+    for tag in ("<img", "<svg", "<iframe"):
+        assert tag not in rendered, tag
+    assert "<code>&lt;svg onload=alert(2)&gt;</code>" in rendered
+
+
 # ---- stages: model or offline, chosen once per run ---------------------------------------------
 def test_stages_are_chosen_once_from_the_models_capability():
     from research_studio.graph.nodes.findings import ModelFindings, OfflineFindings

@@ -15,7 +15,7 @@ KEY = "browser-test-key"
 QUESTION = "Tell me about the bridges in the knowledge base"
 # a question that tries to inject script into the page, in every place it is shown
 HOSTILE_QUESTION = ("Who designed the Millau Viaduct? <img src=x onerror=\"window.__xss=1\">"
-                    "<script>window.__xss=2</script>")
+                    "<script>window.__xss=2</script> `<img src=y onerror=\"window.__xss=3\">`")
 
 
 def test_ask_clarify_read_report_and_open_a_citation(tmp_path, browser):
@@ -101,6 +101,8 @@ def test_ask_clarify_read_report_and_open_a_citation(tmp_path, browser):
         expect(page.locator("#report-body")).to_contain_text("onerror=")
         # the report escapes the HTML it quotes; the page shows it as the characters typed
         expect(page.locator("#report-body h1")).to_contain_text("<script>window.__xss=2</script>")
+        # a code span is shown as written, in a code element
+        expect(page.locator("#report-body h1 code")).to_have_text('<img src=y onerror="window.__xss=3">')
         assert "&lt;" not in page.locator("#report-body").inner_text()
         assert page.evaluate("window.__xss") is None
         assert page.locator("main img, #source-panel img").count() == 0

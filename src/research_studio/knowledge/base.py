@@ -371,7 +371,6 @@ class KnowledgeBase:
         """The ids of the ``k`` chunks nearest the query, nearest first."""
         return list(self._nearest(query, k, ["distances"])["ids"][0])
 
-
     # ---- writing -------------------------------------------------------------------
     def ingest_paths(self, paths: Iterable[Path],
                      progress: Callable[[IngestProgress], None] | None = None,

@@ -57,14 +57,21 @@ def _clean(text: str) -> str:
     """Source or model text as it goes into the Markdown report: one plain line with its
     HTML escaped, so a ``<script>`` or ``<svg onload>`` quoted from a document shows as
     text in any Markdown viewer instead of running (the report is an export). A code span
-    is shown as written and runs nothing, so it is left as it is: escaped, "`git pull
-    <URL>`" would show "&lt;URL&gt;"."""
+    is shown as written and runs nothing, so it is left as it is (escaped, "`git pull
+    <URL>`" would show "&lt;URL&gt;"); a backtick outside one is written as its entity,
+    so that it cannot open a code span with a backtick of text joined after it, which
+    would leave that text's code outside a span. Shorten text before cleaning it, never
+    after: a code span cut in two leaves its code unescaped outside it."""
     line = _plain(text)
     parts, last = [], 0
     for code in _CODE_SPAN.finditer(line):
-        parts += [html.escape(line[last:code.start()], quote=False), code.group()]
+        parts += [_escape_text(line[last:code.start()]), code.group()]
         last = code.end()
-    return "".join([*parts, html.escape(line[last:], quote=False)])
+    return "".join([*parts, _escape_text(line[last:])])
+
+
+def _escape_text(text: str) -> str:
+    return html.escape(text, quote=False).replace("`", "&#96;")
 
 
 class Citations:
@@ -321,7 +328,7 @@ def conflict_line(conflict: dict, findings: dict[str, dict], citations: Citation
     aside, each quoted (shortened) with its source, and how strongly they disagreed. The
     conflict's topic alone (its first 80 characters) shows neither version."""
     def quoted(finding: dict) -> str:
-        text = textwrap.shorten(_clean(finding.get("text", "")), CONFLICT_QUOTE_CHARS, placeholder=" …")
+        text = _clean(textwrap.shorten(finding.get("text", ""), CONFLICT_QUOTE_CHARS, placeholder=" …"))
         cited = citations.cite([finding["source_id"]] if finding.get("source_id") else [])
         return f"“{text}” {cited}".rstrip()
 
@@ -418,7 +425,7 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
         config.claim_text_min_similarity, config.summary_repeat_overlap, compares))
     summary, status, answer = written.text, written.status, written.short_answer
     query = _clean(state["query"])
-    title = textwrap.shorten(query, REPORT_TITLE_CHARS, placeholder=" …")
+    title = _clean(textwrap.shorten(state["query"], REPORT_TITLE_CHARS, placeholder=" …"))
     lines = [f"# {title}", "", *([f"> {query}", ""] if title != query else []),
              f"*Research Studio report — {state.get('mode', 'hierarchical')} mode, "
              f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}*", "", "## Answer", ""]

@@ -802,13 +802,30 @@ function renderInline(parent, text) {
   return parent;
 }
 
-// The report escapes the HTML it quotes (&amp; &lt; &gt;) so that Markdown viewers show it
-// as text; this page builds text nodes, so it turns those three entities back into characters.
+// The report escapes the HTML it quotes (&amp; &lt; &gt;) and a backtick outside code
+// (&#96;) so that Markdown viewers show them as text; this page builds text nodes, so it
+// turns those entities back into characters.
 function unescapeEntities(text) {
-  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#96;/g, '`').replace(/&amp;/g, '&');
 }
 
+// A code span (CommonMark: a run of backticks, text, as many backticks) is shown as
+// written, in a <code> element: the report leaves its text unescaped ("git pull <URL>").
+const CODE_SPAN_RE = /(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)/g;
+
 function appendTokens(parent, escaped) {
+  CODE_SPAN_RE.lastIndex = 0;
+  let last = 0;
+  let match;
+  while ((match = CODE_SPAN_RE.exec(escaped))) {
+    appendText(parent, escaped.slice(last, match.index));
+    parent.append(el('code', { text: match[2] }));
+    last = CODE_SPAN_RE.lastIndex;
+  }
+  appendText(parent, escaped.slice(last));
+}
+
+function appendText(parent, escaped) {
   const text = unescapeEntities(escaped);
   TOKEN_RE.lastIndex = 0;
   let last = 0;
