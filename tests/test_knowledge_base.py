@@ -279,6 +279,24 @@ def test_a_near_copy_is_stored_and_marked_as_the_document_it_repeats(registry, t
         assert any(hit.title == "Bees" for hit in hits), mode  # other documents still come
 
 
+def test_templated_pages_about_different_things_are_all_found(registry, tmp_path):
+    """Articles written from one template share most of their words; each is marked a near
+    copy of the first, for cross-validation, yet each is about its own thing: a search
+    finds them all."""
+    template = ("{} is a species of plant in the family Fagaceae. It is found in the humid "
+                "montane forests of Borneo and Sumatra, where it grows as a tree of up to "
+                "thirty metres on ridges and slopes. Its acorns ripen over two seasons and "
+                "its bark is smooth and grey. It is threatened by habitat loss.")
+    species = ("Lithocarpus crassinervius", "Lithocarpus kostermansii", "Lithocarpus platycarpus")
+    for name in species:
+        (tmp_path / f"{name.split()[1]}.txt").write_text(
+            f"{name}\n\n{template.format(name)}", encoding="utf-8")
+    kb = registry.open("species", create=True)
+    assert kb.ingest_paths([tmp_path]).near_copies == 2
+    hits = kb.search("Lithocarpus species of plant in the family Fagaceae", k=10, mode="bm25")
+    assert {hit.title for hit in hits} == set(species)
+
+
 def test_files_of_one_name_in_two_folders_are_two_documents(registry, tmp_path):
     """A manual has an ``index.html`` per chapter: each is its own document (the trust
     engine counts documents), named by its path, relative where the ingest asks for it."""

@@ -37,7 +37,7 @@ from research_studio.knowledge.documents import (
 )
 from research_studio.knowledge.embeddings import MODEL_ID, MiniLMOnnxEmbeddings
 from research_studio.knowledge.fusion import reciprocal_rank_fusion
-from research_studio.knowledge.lexical import LexicalIndex
+from research_studio.knowledge.lexical import LexicalIndex, tokenize
 from research_studio.knowledge.near_duplicates import CopyFinder, decode, encode, sketch
 from research_studio.knowledge.structure import (
     ChunkCuts,
@@ -207,6 +207,14 @@ def _hit(kb: str, chunk_id: str, text: str, meta: dict[str, Any], score: float) 
         blocks=blocks_from_json(meta.get("blocks")), copy_of=_optional_str(meta.get("copy_of")))
 
 
+def _one_title(first: str, second: str) -> bool:
+    """Two renderings of one page: the words of one title are all in the other ("5.
+    Creating Built Distributions" and "Creating Built Distributions"; not "2010 Ms.
+    Olympia" and "2011 Ms. Olympia")."""
+    a, b = set(tokenize(first)), set(tokenize(second))
+    return bool(a and b) and (a <= b or b <= a)
+
+
 class KnowledgeBase:
     """One Chroma collection plus a BM25 index over the same chunks, kept on disk in
     ``lexical_dir`` and rebuilt when the collection changed (by any process)."""
@@ -337,13 +345,16 @@ class KnowledgeBase:
 
     def _distinct_hits(self, ranked: list[tuple[str, float]], k: int) -> list[SearchHit]:
         """The first ``k`` hits of the ranked chunk ids, one rendering of each document:
-        a near copy (``copy_of``) and the document it repeats are one document, whose
-        hits come from whichever of them ranks first. The Python manual's HTML pages and
-        the reST sources beside them were otherwise half of the passages research read.
-        Chunks are read in rounds, as many as hits are still wanted, so a knowledge base
-        without copies reads the top ``k`` once."""
+        a near copy (``copy_of``) of a document under the same title (``_one_title``) is
+        that document, whose hits come from whichever rendering ranks first. The Python
+        manual's HTML pages and the reST sources beside them were otherwise half of the
+        passages research read. A near copy under another title is a document of its own
+        here: templated articles about different things ("Lithocarpus crassinervius" and
+        "Lithocarpus kostermansii", the 2010 and 2011 Ms. Olympia) share most of their
+        words and are still two things to find. Chunks are read in rounds, as many as hits
+        are still wanted, so a knowledge base without copies reads the top ``k`` once."""
         hits: list[SearchHit] = []
-        shown: dict[str, tuple[str, bool]] = {}  # document -> (location shown, a copy involved)
+        shown: dict[str, SearchHit] = {}  # document -> the first hit shown of it
         position = 0
         while len(hits) < k and position < len(ranked):
             batch = ranked[position:position + k - len(hits)]
@@ -353,10 +364,10 @@ class KnowledgeBase:
                 if cid not in chunks:
                     continue
                 hit = _hit(self.name, cid, *chunks[cid], score)
-                document = hit.copy_of or hit.doc_id
-                location, copied = shown.setdefault(document, (hit.location, hit.copy_of is not None))
+                first = shown.setdefault(hit.copy_of or hit.doc_id, hit)
                 # two files of one name ingested before ids were paths are two documents
-                if location != hit.location and (copied or hit.copy_of is not None):
+                if first.location != hit.location and (first.copy_of or hit.copy_of) \
+                        and _one_title(first.title, hit.title):
                     continue
                 hits.append(hit)
         return hits
