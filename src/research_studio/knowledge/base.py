@@ -208,11 +208,17 @@ def _hit(kb: str, chunk_id: str, text: str, meta: dict[str, Any], score: float) 
 
 
 def _one_title(first: str, second: str) -> bool:
-    """Two renderings of one page: the words of one title are all in the other ("5.
-    Creating Built Distributions" and "Creating Built Distributions"; not "2010 Ms.
-    Olympia" and "2011 Ms. Olympia")."""
+    """Two renderings of one page: the same words, numbers aside where only one title has
+    any (a section number: "5. Creating Built Distributions" and its reST source's
+    "Creating Built Distributions"); not "2010 Ms. Olympia" and "2011 Ms. Olympia", nor
+    "Motion City Soundtrack" and "Motion City Soundtrack discography", whose openings are
+    the same five sentences."""
+    def numbers(words: set[str]) -> set[str]:
+        return {w for w in words if any(ch.isdigit() for ch in w)}
+
     a, b = set(tokenize(first)), set(tokenize(second))
-    return bool(a and b) and (a <= b or b <= a)
+    return bool(a - numbers(a)) and a - numbers(a) == b - numbers(b) and (
+        numbers(a) == numbers(b) or not numbers(a) or not numbers(b))
 
 
 class KnowledgeBase:
@@ -345,7 +351,7 @@ class KnowledgeBase:
 
     def _distinct_hits(self, ranked: list[tuple[str, float]], k: int) -> list[SearchHit]:
         """The first ``k`` hits of the ranked chunk ids, one rendering of each document:
-        a near copy (``copy_of``) of a document under the same title (``_one_title``) is
+        a near copy (``copy_of``) of a document under its title (``_one_title``) is
         that document, whose hits come from whichever rendering ranks first. The Python
         manual's HTML pages and the reST sources beside them were otherwise half of the
         passages research read. A near copy under another title is a document of its own
