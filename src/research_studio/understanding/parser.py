@@ -233,7 +233,7 @@ def _swallowed_imperative(lowered: Doc, openers: Sequence[Token], verbs: Sequenc
     "Object Detection and Tracking"). A first word read as a head noun ("Research on the
     price dynamics of …") is one."""
     first = lowered[0]
-    return (any(t.i == 0 for t in openers) and not any(t.i == 0 for t in verbs)
+    return (len(lowered) > 1 and any(t.i == 0 for t in openers) and not any(t.i == 0 for t in verbs)
             and ((first.dep_ in ("compound", "amod", "nmod") and first.head.i == 1)
                  or any(c.dep_ == "dobj" for c in first.children))
             and not lowered[1].is_title)
