@@ -213,12 +213,14 @@ def _one_title(first: str, second: str) -> bool:
     "Creating Built Distributions"); not "2010 Ms. Olympia" and "2011 Ms. Olympia", nor
     "Motion City Soundtrack" and "Motion City Soundtrack discography", whose openings are
     the same five sentences."""
-    def numbers(words: set[str]) -> set[str]:
-        return {w for w in words if any(ch.isdigit() for ch in w)}
+    def words_and_numbers(title: str) -> tuple[set[str], set[str]]:
+        words = set(tokenize(title))
+        numbers = {w for w in words if any(ch.isdigit() for ch in w)}
+        return words - numbers, numbers
 
-    a, b = set(tokenize(first)), set(tokenize(second))
-    return bool(a - numbers(a)) and a - numbers(a) == b - numbers(b) and (
-        numbers(a) == numbers(b) or not numbers(a) or not numbers(b))
+    (words_a, numbers_a), (words_b, numbers_b) = words_and_numbers(first), words_and_numbers(second)
+    return bool(words_a) and words_a == words_b and (
+        numbers_a == numbers_b or not numbers_a or not numbers_b)
 
 
 class KnowledgeBase:

@@ -210,19 +210,30 @@ def _plural_in_tag_only(token: Token) -> bool:
 
 def _with_names_read_as_names(nlp: Language, doc: Doc, names: Sequence[int]) -> Doc:
     """The parse of ``doc`` with a made-up name in place of each of ``names``, given back
-    on ``doc``'s own words: tags, morphology, heads, dependencies and entities from the
-    stand-in's parse, each word's own text and (for the names) its text as lemma. The
-    words (backticked code merged) and offsets stay those of ``doc``."""
+    on ``doc``'s own words (``_given_back``), the names' own text as their lemmas."""
     words = [NAME_STAND_IN if t.i in names else t.text for t in doc]
-    spaces = [bool(t.whitespace_) for t in doc]
-    masked = _through_pipeline(nlp, Doc(nlp.vocab, words=words, spaces=spaces))
-    return Doc(nlp.vocab, words=[t.text for t in doc], spaces=spaces,
-               tags=[t.tag_ for t in masked], pos=[t.pos_ for t in masked],
-               morphs=[str(t.morph) for t in masked],
-               lemmas=[doc[t.i].text if t.i in names else t.lemma_ for t in masked],
-               heads=[t.head.i for t in masked], deps=[t.dep_ for t in masked],
-               ents=[f"{t.ent_iob_}-{t.ent_type_}" if t.ent_iob_ in ("B", "I") else "O"
-                     for t in masked])
+    masked = _through_pipeline(nlp, Doc(nlp.vocab, words=words,
+                                        spaces=[bool(t.whitespace_) for t in doc]))
+    return _given_back(nlp, doc, list(masked),
+                       lemmas=[doc[t.i].text if t.i in names else t.lemma_ for t in masked])
+
+
+def _given_back(nlp: Language, doc: Doc, read: Sequence[Token], *,
+                tags: Sequence[str] | None = None, morphs: Sequence[str] | None = None,
+                lemmas: Sequence[str] | None = None) -> Doc:
+    """``doc``'s own words (backticked code merged) and offsets with the tags, morphology,
+    lemmas, heads, dependencies and entities of ``read``, another parse of the same words
+    with something in place of some (a stand-in name) or before them (a written-out
+    subject): ``read``'s k-th token is ``doc``'s k-th word. ``tags``, ``morphs`` and
+    ``lemmas`` replace what ``read`` says."""
+    offset = read[0].i
+    ents = [f"{t.ent_iob_}-{t.ent_type_}" if t.ent_iob_ in ("B", "I") else "O" for t in read]
+    ents[0] = ents[0].replace("I-", "B-", 1)  # an entity begins at the first word
+    return Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc],
+               tags=list(tags or [t.tag_ for t in read]), pos=[t.pos_ for t in read],
+               morphs=list(morphs or [str(t.morph) for t in read]),
+               lemmas=list(lemmas or [t.lemma_ for t in read]),
+               heads=[t.head.i - offset for t in read], deps=[t.dep_ for t in read], ents=ents)
 
 
 def _swallowed_imperative(lowered: Doc, openers: Sequence[Token], verbs: Sequence[Token]) -> bool:
@@ -251,14 +262,9 @@ def _as_imperative(nlp: Language, doc: Doc) -> Doc | None:
     if not (verb.dep_ == "ROOT" and verb.tag_ == "VBP" and subject.dep_ == "nsubj"
             and subject.head.i == verb.i):
         return None
-    own = read[1:]
-    ents = [f"{t.ent_iob_}-{t.ent_type_}" if t.ent_iob_ in ("B", "I") else "O" for t in own]
-    ents[0] = ents[0].replace("I-", "B-", 1)
-    return Doc(nlp.vocab, words=[t.text for t in doc], spaces=spaces[1:],
-               tags=["VB", *(t.tag_ for t in own[1:])], pos=[t.pos_ for t in own],
-               morphs=["VerbForm=Inf", *(str(t.morph) for t in own[1:])],
-               lemmas=[t.lemma_ for t in own], heads=[t.head.i - 1 for t in own],
-               deps=[t.dep_ for t in own], ents=ents)
+    own = list(read[1:])
+    return _given_back(nlp, doc, own, tags=["VB", *(t.tag_ for t in own[1:])],
+                       morphs=["VerbForm=Inf", *(str(t.morph) for t in own[1:])])
 
 
 def _join_stray_conjuncts(doc: Doc) -> None:

@@ -243,12 +243,20 @@ def confirmed_independently(quotes: dict[str, dict[str, str]],
         pairs += [(first + a, first + b) for a in range(len(keys)) for b in range(a + 1, len(keys))
                   if keys[a] != keys[b]
                   and not same_text(entries[first + a][2], entries[first + b][2])]
-    texts = [quote for *_, quote in entries]
+    confirming = one_statement([quote for *_, quote in entries], [s for _, s, _ in entries], pairs)
+    return {entries[i][0] for i, _ in confirming}
+
+
+def one_statement(texts: Sequence[str], read_in: Sequence[Source],
+                  pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The pairs (i, j) of ``texts`` that make one statement twice: they state the same
+    facts (``claim_check.same_facts``) about the same thing
+    (``contradiction.about_the_same_thing``, each text read against the title of the source
+    in ``read_in``). Only the pairs that state the same facts are parsed for their subjects."""
     stating = [pair for pair, same in zip(pairs, same_facts(texts, pairs), strict=True) if same]
-    same_thing = about_the_same_thing(texts, [s.get("title", "") for _, s, _ in entries],
-                                      [s.get("source_id", "") for _, s, _ in entries], stating)
-    return {entries[i][0] for (i, _), one_thing in zip(stating, same_thing, strict=True)
-            if one_thing}
+    same_thing = about_the_same_thing(texts, [s.get("title", "") for s in read_in],
+                                      [s.get("source_id", "") for s in read_in], stating)
+    return [pair for pair, one_thing in zip(stating, same_thing, strict=True) if one_thing]
 
 
 def check_claim_texts(claims: Sequence[Claim], verified: dict[str, list[str]],
@@ -287,16 +295,11 @@ def corroborations(claims: Sequence[Claim], verified: dict[str, list[str]],
     similar = [(i, j) for i in range(len(ids)) for j in range(len(ids))
                if i != j and sim[i, j] >= threshold and keys[j] - keys[i]
                and not same_text(texts[i], texts[j])]
-    stating = [pair for pair, same in zip(similar, same_facts(texts, similar), strict=True) if same]
-    # the source each claim is verified in first: what its subject is read against; only
-    # the pairs that state the same facts are parsed for it
+    # the source each claim is verified in first: what its subject is read against
     first = [sources.get(verified[cid][0], {}) for cid in ids]
-    same_thing = about_the_same_thing(texts, [s.get("title", "") for s in first],
-                                      [s.get("source_id", "") for s in first], stating)
     found: dict[str, list[str]] = {}
-    for (i, j), one_thing in zip(stating, same_thing, strict=True):
-        if one_thing:
-            found.setdefault(ids[i], []).extend(verified[ids[j]])
+    for i, j in one_statement(texts, first, similar):
+        found.setdefault(ids[i], []).extend(verified[ids[j]])
     return {cid: list(dict.fromkeys(extra)) for cid, extra in found.items()}
 
 
