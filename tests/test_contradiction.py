@@ -103,6 +103,23 @@ def test_table_rows_with_other_labels_do_not_contradict():
                       "max_connections — Default: 115; Context: postmaster")
 
 
+def test_figures_stated_under_two_definition_list_terms_do_not_contradict():
+    a, b = "The default value is four megabytes (4MB).", "The default value is 64 megabytes (64MB)."
+    one_page = {"titles": ("20.4. Resource Consumption",) * 2, "sources": ("s1", "s1")}
+    assert contradict(a, b, **one_page)  # nothing says what each is the default of
+    assert not contradicting([a, b], list(one_page["titles"]), list(one_page["sources"]), [(0, 1)],
+                             ["work_mem (integer)", "maintenance_work_mem (integer)"])[0]
+    assert contradicting([a, b], list(one_page["titles"]), list(one_page["sources"]), [(0, 1)],
+                         ["work_mem (integer)", "work_mem (integer)"])[0]
+    # in a synthesis, each finding's own term
+    findings = [{**finding("f1", a, "s1"), "context": "work_mem (integer)"},
+                {**finding("f2", b, "s2"), "context": "maintenance_work_mem (integer)"}]
+    titles = {"s1": "20.4. Resource Consumption", "s2": "20.4. Resource Consumption"}
+    assert conflict_groups(findings, same_topic, SAME_TOPIC, titles) == []
+    assert conflict_groups([{**f, "context": ""} for f in findings], same_topic, SAME_TOPIC,
+                           titles) == [[0, 1]]
+
+
 def test_domain_synthesis_keeps_figures_of_different_pages():
     findings = [finding("f1", "It has a Roud Folk Song Index number of 821.", "s1"),
                 finding("f2", "It has a Roud Folk Song Index number of 12986.", "s2"),

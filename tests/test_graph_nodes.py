@@ -1216,6 +1216,24 @@ def test_a_quote_that_leans_on_the_sentence_before_it_gets_its_source_title(text
     assert shown.startswith("Pont de Normandie: ") is prefixed, shown
 
 
+def test_a_claim_from_a_definition_list_is_shown_after_its_term():
+    claim = {"claim_id": "c", "text": "The default value is four megabytes (4MB).",
+             "source_ids": ["kb:t:a"], "status": "verified", "context": "work_mem (integer)"}
+    sources = {"kb:t:a": {"title": "20.4. Resource Consumption"}}
+    assert claim_text(claim, sources) == "work_mem (integer): The default value is four megabytes (4MB)."
+    # the term, not the page, is what a pronoun opening the description stands for
+    shown = claim_text({**claim, "text": "It defaults to 64 megabytes (64MB).",
+                        "context": "maintenance_work_mem (integer)"}, sources)
+    assert shown == "maintenance_work_mem (integer): It defaults to 64 megabytes (64MB)."
+    signature = "subprocess.Popen(" + ", ".join(f"argument_{k}=None" for k in range(30)) + ")"
+    shown = claim_text({**claim, "text": "Execute a child program.", "context": signature}, sources)
+    assert shown.startswith("subprocess.Popen(argument_0=None,") and shown.endswith(
+        " …: Execute a child program.") and len(shown) < 140, shown
+    # HTML in a term is shown as text
+    shown = claim_text({**claim, "context": "<b onmouseover=x>opt</b>"}, sources)
+    assert "<b" not in shown and "&lt;b onmouseover=x&gt;opt&lt;/b&gt;: " in shown
+
+
 @pytest.mark.parametrize(("text", "title", "prefixed"), [
     ("It selects exactly one of the suites.", "Compound statements", False),  # "it" is not "statements"
     ("They are evaluated from left to right.", "Compound statements", True),

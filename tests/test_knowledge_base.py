@@ -80,6 +80,57 @@ def test_reingest_is_a_no_op_and_duplicates_are_stored_once(registry, corpus, tm
     assert (duplicate.duplicates, duplicate.documents_added, kb.count()) == (1, 0, count)
 
 
+def test_a_chunk_keeps_the_definition_list_entries_it_lies_in(registry, tmp_path, monkeypatch):
+    """A description cut by chunks is still read under its term: the chunk that begins
+    after "work_mem (integer)" records it; a page stored before definition lists were
+    recorded is read again when re-ingested."""
+    from types import SimpleNamespace
+
+    from research_studio.config import ResearchConfig
+    from research_studio.graph.nodes.execute import _kb_search
+    from research_studio.graph.nodes.findings import extractive_findings
+    from research_studio.knowledge import markup
+    from research_studio.knowledge.structure import term_at
+
+    filler = " ".join(f"Sentence {i} of the description says how sorts and hashes spill to disk."
+                      for i in range(40))
+    page = tmp_path / "settings.html"
+    page.write_text(f"""<html><head><title>Resource Consumption</title></head><body>
+<p>Memory settings of the server.</p><dl>
+<dt><code>work_mem</code> (<code>integer</code>)</dt>
+<dd><p>Sets the base maximum amount of memory to be used by a query operation. {filler}
+The default value is four megabytes.</p></dd>
+<dt><code>temp_buffers</code> (<code>integer</code>)</dt>
+<dd><p>Sets the maximum amount of memory used for temporary buffers. The default value is
+eight megabytes.</p></dd></dl></body></html>""", encoding="utf-8")
+    kb = registry.open("settings", create=True)
+    rendered = markup.render_html
+
+    def without_definitions(html: str) -> markup.RenderedPage:  # as pages were read before
+        page = rendered(html)
+        return markup.RenderedPage(page.text, page.blocks, [])
+
+    monkeypatch.setattr(markup, "render_html", without_definitions)
+    kb.ingest_paths([page])
+    assert all(not h.terms for h in kb.search("default value", k=10, mode="bm25"))
+    monkeypatch.setattr(markup, "render_html", rendered)
+    summary = kb.ingest_paths([page])
+    assert (summary.documents_replaced, summary.unchanged) == (1, 0)
+    hits = kb.search("work_mem default value four megabytes", k=10, mode="bm25")
+    late = next(h for h in hits if "four megabytes" in h.text and "work_mem" not in h.text)
+    at = late.text.index("The default value is four")
+    assert term_at(late.terms, at, at + 10) == "work_mem (integer)"
+    retrieved = _kb_search(SimpleNamespace(kb=kb),
+                           SimpleNamespace(query="work_mem default value"), 8, "sq_001")
+    findings = extractive_findings({"sub_question_id": "sq_001", "queries_done": [],
+                                    "question_text": "What is the default value of work_mem?"},
+                                   retrieved, 0, ResearchConfig(findings_per_result=10))
+    by_quote = {f["quote"]: f.get("context") for f in findings}
+    assert by_quote["The default value is four megabytes."] == "work_mem (integer)"
+    assert by_quote.get("The default value is\neight megabytes.", "temp_buffers (integer)") \
+        == "temp_buffers (integer)"
+
+
 def test_changed_file_replaces_its_chunks(registry, corpus):
     kb = registry.open("changes", create=True)
     kb.ingest_paths([corpus["txt"]])

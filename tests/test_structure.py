@@ -16,12 +16,18 @@ from research_studio.knowledge.structure import (
     CODE,
     ROW,
     TABLE,
+    TERM,
     ChunkCuts,
+    Definition,
     TextBlock,
     blocks_from_json,
     blocks_json,
+    definition_rows,
+    definitions_from_json,
+    definitions_json,
     find_blocks,
     table_statements,
+    term_at,
 )
 
 LIMITS = {"max_bytes": 1_000_000, "max_chars": 1_000_000}
@@ -121,10 +127,12 @@ def _block_texts(doc: LoadedDocument, kind: str) -> list[str]:
 
 
 def _retrieved(doc: LoadedDocument, query: str) -> Retrieved:
-    """The whole document as one stored span, with its blocks as a chunk records them."""
+    """The whole document as one stored span, with its blocks and definition list entries
+    as a chunk records them."""
     source = {"source_id": "kb:t:c1", "kind": "kb", "title": doc.title, "text": doc.text,
               "start": 0, "lead": 0, "tail": 0,
-              "blocks": [[b.start, b.end, b.kind] for b in doc.blocks or []]}
+              "blocks": [[b.start, b.end, b.kind] for b in doc.blocks or []],
+              "terms": definition_rows(doc.definitions, 0, len(doc.text))}
     return Retrieved(source, 0, query)
 
 
@@ -249,6 +257,11 @@ def test_the_real_postgresql_pages():
     [synopsis, *_] = _block_texts(vacuum, CODE)
     assert synopsis.startswith("```\nVACUUM [ ( option [, ...] ) ]")
     assert "    INDEX_CLEANUP { AUTO | ON | OFF }\n" in synopsis
+    settings = _load(PG_HTML / "runtime-config-resource.html")
+    for needle, term in [("The default value is four megabytes", "work_mem (integer)"),
+                         ("The default value is\n        2.0", "hash_mem_multiplier (floating point)")]:
+        start = settings.text.index(needle)
+        assert term_at(settings.definitions, start, start + len(needle)) == term
 
 
 # ---- Markdown and DOCX -----------------------------------------------------------------------
@@ -411,5 +424,74 @@ def test_a_sentence_ends_before_the_next_item_of_an_option_list(tmp_path):
     # the description of --commit does not run on into the next option's name
     default = next(u for u in units if "This is the default" in u)
     assert "--ff" not in default, units
-    # an option keeps its name and its dashes with its own description
-    assert any(u.startswith("--ff") and "When merging rather than rebasing" in u for u in units), units
+    # an option's description is read under its names, dashes kept
+    assert [d.term for d in doc.definitions] == ["--commit, --no-commit", "--ff, --no-ff"]
+    start = doc.text.index("When merging rather than rebasing")
+    assert term_at(doc.definitions, start, start + 10) == "--ff, --no-ff"
+
+
+# modelled on PostgreSQL 15's runtime-config-resource.html: settings described in a
+# definition list whose sentences do not name the setting they describe
+SETTINGS_PAGE = """<html><head><title>20.4. Resource Consumption</title></head><body>
+<div class="sect2"><h3>20.4.1. Memory</h3>
+<div class="variablelist"><dl class="variablelist">
+<dt id="guc-work-mem"><span class="term"><code class="varname">work_mem</code>
+(<code class="type">integer</code>)</span></dt>
+<dd><p>Sets the base maximum amount of memory to be used by a query operation (such as a
+sort or hash table) before writing to temporary disk files. If this value is specified
+without units, it is taken as kilobytes. The default value is four megabytes
+(<code class="literal">4MB</code>).</p></dd>
+<dt id="guc-hash-mem-multiplier"><span class="term"><code class="varname">hash_mem_multiplier</code>
+(<code class="type">floating point</code>)</span></dt>
+<dd><p>Used to compute the maximum amount of memory that hash-based operations can use. The
+final limit is determined by multiplying work_mem by hash_mem_multiplier. The default value
+is 2.0, which makes hash-based operations use twice the usual work_mem base amount.</p>
+<pre class="programlisting">SET hash_mem_multiplier = 4.0;</pre>
+<p>Consider increasing hash_mem_multiplier where spilling by query operations is a regular
+occurrence.</p></dd>
+<dt id="guc-maintenance-work-mem"><span class="term"><code class="varname">maintenance_work_mem</code>
+(<code class="type">integer</code>)</span></dt>
+<dd><p>Specifies the maximum amount of memory to be used by maintenance operations, such as
+VACUUM, CREATE INDEX, and ALTER TABLE ADD FOREIGN KEY. It defaults to 64 megabytes
+(<code class="literal">64MB</code>).</p></dd>
+</dl></div>
+<p>Memory settings interact: the planner reads them all.</p></div></body></html>"""
+
+
+def test_a_settings_description_is_read_under_the_setting_it_describes(tmp_path):
+    path = tmp_path / "runtime-config-resource.html"
+    path.write_text(SETTINGS_PAGE, encoding="utf-8")
+    doc = _load(path)
+    assert [d.term for d in doc.definitions] == [
+        "work_mem (integer)", "hash_mem_multiplier (floating point)", "maintenance_work_mem (integer)"]
+    assert _block_texts(doc, TERM) == [d.term for d in doc.definitions]
+
+    def term_of(needle: str) -> str:
+        start = doc.text.index(needle)
+        return term_at(doc.definitions, start, start + len(needle))
+
+    assert term_of("The default value is four megabytes") == "work_mem (integer)"
+    # a description runs on across its code block to its last paragraph
+    assert term_of("Consider increasing hash_mem_multiplier") == "hash_mem_multiplier (floating point)"
+    assert term_of("It defaults to 64 megabytes") == "maintenance_work_mem (integer)"
+    assert term_of("Memory settings interact") == ""  # after the list, about none of them
+    # a term is no claim: the description's first sentence is quoted without it
+    units = [u for u in evidence_units(doc.text, blocks=doc.blocks) if quotable(u)]
+    assert any(u.text.startswith("Sets the base maximum amount") for u in units), units
+    # the sentence that answers is the one under the setting asked about, and says so
+    [finding, *_] = extractive_findings(
+        _sub_question("What is the default value of work_mem?"),
+        [_retrieved(doc, "default value work_mem")], 0, ResearchConfig())
+    assert finding["quote"].startswith("The default value is four megabytes"), finding
+    assert finding["context"] == "work_mem (integer)"
+    assert doc.text[finding["quote_start"]:finding["quote_end"]] == finding["quote"]
+
+
+def test_definition_list_entries_round_trip_through_chunk_metadata():
+    page = [Definition("outer", 0, 100), Definition("inner", 20, 40), Definition("later", 120, 150)]
+    raw = definitions_json(page, 30, 110)  # a chunk that begins inside both first entries
+    back = definitions_from_json(raw)
+    assert back == [Definition("outer", -30, 70), Definition("inner", -10, 10)]
+    assert term_at(back, 0, 5) == "inner" and term_at(back, 20, 30) == "outer"
+    assert term_at(back, 75, 78) == ""
+    assert definitions_from_json(None) is None and definitions_from_json("not json") is None

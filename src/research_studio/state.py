@@ -87,6 +87,9 @@ class Source(TypedDict, total=False):
     lead: int
     tail: int
     blocks: list[list]
+    # [start, end, term]: the definition list entries whose description ``text`` lies in
+    # (a manual's option, a setting), offsets relative to ``text`` (structure.term_at)
+    terms: list[list]
 
 
 # the confidence of a finding (and of what is built from it) that records none
@@ -106,6 +109,9 @@ class Finding(TypedDict, total=False):
     iteration: int
     query: str
     method: Literal["extractive", "llm"]
+    # the definition list term its source states it under ("work_mem (integer)" for "The
+    # default value is four megabytes"), which the sentence itself seldom names
+    context: str
 
 
 class Claim(TypedDict, total=False):
@@ -120,6 +126,7 @@ class Claim(TypedDict, total=False):
     verification: dict[str, Any]
     status: ClaimStatus
     confidence: float
+    context: str  # its leading finding's
 
 
 class KeyInsight(TypedDict, total=False):

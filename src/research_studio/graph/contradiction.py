@@ -203,28 +203,42 @@ def titles_agree(first: str, second: str, first_names: list[set[str]],
 
 
 def contradicting(texts: Sequence[str], titles: Sequence[str], sources: Sequence[str],
-                  pairs: Sequence[tuple[int, int]]) -> list[bool]:
+                  pairs: Sequence[tuple[int, int]], terms: Sequence[str] | None = None) -> list[bool]:
     """For each pair (i, j) of same-topic statements whose numbers disagree: do they state
     another figure for the same thing? ``titles`` and ``sources`` are those of each
-    statement's source; an untitled source tells nothing and agrees with any. Only the
+    statement's source; an untitled source tells nothing and agrees with any. ``terms``:
+    the definition list term each is stated under, "" for none; statements under two
+    different terms describe two things ("The default value is four megabytes" under
+    "work_mem", "It defaults to 64 megabytes" under "maintenance_work_mem"). Only the
     statements and titles in some pair are parsed."""
-    return _compare(texts, titles, sources, pairs, figure_differs=True)
+    return _compare(texts, titles, sources, pairs, figure_differs=True, terms=terms)
 
 
 def about_the_same_thing(texts: Sequence[str], titles: Sequence[str], sources: Sequence[str],
-                         pairs: Sequence[tuple[int, int]]) -> list[bool]:
+                         pairs: Sequence[tuple[int, int]],
+                         terms: Sequence[str] | None = None) -> list[bool]:
     """For each pair (i, j): are the two statements about the same thing, by the test
     ``contradicting`` applies (the subject's identifying numbers and names, its words, the
-    sources' titles)? Two statements that confirm each other must be ("New York's 1st
-    State Senate district is one of 62 districts" does not confirm the 4th's)."""
-    return _compare(texts, titles, sources, pairs, figure_differs=False)
+    sources' titles, the terms they are stated under)? Two statements that confirm each
+    other must be ("New York's 1st State Senate district is one of 62 districts" does not
+    confirm the 4th's)."""
+    return _compare(texts, titles, sources, pairs, figure_differs=False, terms=terms)
+
+
+def _under_one_term(terms: Sequence[str] | None, i: int, j: int) -> bool:
+    """Not stated under two different definition list terms (one or both under none
+    may still be about one thing)."""
+    return not terms or not terms[i] or not terms[j] or terms[i] == terms[j]
 
 
 def _compare(texts: Sequence[str], titles: Sequence[str], sources: Sequence[str],
-             pairs: Sequence[tuple[int, int]], figure_differs: bool) -> list[bool]:
+             pairs: Sequence[tuple[int, int]], figure_differs: bool,
+             terms: Sequence[str] | None = None) -> list[bool]:
+    asked = list(pairs)
+    pairs = [(i, j) for i, j in asked if _under_one_term(terms, i, j)]
     involved = sorted({k for pair in pairs for k in pair})
     if not involved:
-        return []
+        return [False] * len(asked)
     figures = dict(zip(involved, figures_of([texts[k] for k in involved]), strict=True))
     names = dict(zip(involved, name_words([texts[k] for k in involved]), strict=True))
     # a domain's findings come from a few sources: each title is read once
@@ -247,5 +261,6 @@ def _compare(texts: Sequence[str], titles: Sequence[str], sources: Sequence[str]
         return (sources[i] == sources[j] or not titles[i].strip() or not titles[j].strip()
                 or titles_agree(titles[i], titles[j], title_names[i], title_names[j]))
 
-    return [same_thing(i, j) and (not figure_differs or _same_figure(figures[i], figures[j]))
-            for i, j in pairs]
+    kept = {(i, j): same_thing(i, j) and (not figure_differs or _same_figure(figures[i], figures[j]))
+            for i, j in pairs}
+    return [kept.get(pair, False) for pair in asked]

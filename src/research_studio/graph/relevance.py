@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from research_studio.graph.deps import SimilarityFn
+from research_studio.knowledge.structure import in_place
 from research_studio.state import Claim
 from research_studio.understanding.names import entities
 
@@ -26,7 +27,8 @@ def claim_relevance(question: str, sub_question_text: dict[str, str], claims: Se
         return {}
     asked = list(dict.fromkeys([question, *sub_question_text.values()]))
     column = {text: i for i, text in enumerate(asked)}
-    matrix = np.asarray(similarity([c["text"] for c in claims], asked))
+    # a claim is read in its place, after the term its description is about
+    matrix = np.asarray(similarity([in_place(c["text"], c.get("context", "")) for c in claims], asked))
     relevance: dict[str, float] = {}
     for row, claim in enumerate(claims):
         own = sub_question_text.get(claim.get("sub_question_id", ""), question)

@@ -41,9 +41,12 @@ from research_studio.knowledge.lexical import LexicalIndex, tokenize
 from research_studio.knowledge.near_duplicates import CopyFinder, decode, encode, sketch
 from research_studio.knowledge.structure import (
     ChunkCuts,
+    Definition,
     TextBlock,
     blocks_from_json,
     blocks_json,
+    definitions_from_json,
+    definitions_json,
     find_blocks,
 )
 from research_studio.knowledge.vector_store import (
@@ -92,6 +95,8 @@ class SearchHit:
     tail: int | None = None
     blocks: list[TextBlock] | None = None
     copy_of: str | None = None  # the doc_id of the document this one nearly repeats
+    # the definition list entries ``text`` lies in, offsets relative to it (``term_at``)
+    terms: list[Definition] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -204,7 +209,8 @@ def _hit(kb: str, chunk_id: str, text: str, meta: dict[str, Any], score: float) 
         start=int(meta.get("start", 0)), end=int(meta.get("end", 0)),
         source_type=str(meta.get("source_type", "")), kb=kb,
         lead=_optional_int(meta.get("lead")), tail=_optional_int(meta.get("tail")),
-        blocks=blocks_from_json(meta.get("blocks")), copy_of=_optional_str(meta.get("copy_of")))
+        blocks=blocks_from_json(meta.get("blocks")), copy_of=_optional_str(meta.get("copy_of")),
+        terms=definitions_from_json(meta.get("terms")) or [])
 
 
 def _one_title(first: str, second: str) -> bool:
@@ -501,6 +507,8 @@ class KnowledgeBase:
                 "end": span.end, "source_type": doc.source_type, "ingested_at": now,
                 "lead": lead, "tail": tail, "blocks": blocks_json(blocks, span.start, span.end),
             }
+            if doc.definitions:
+                meta["terms"] = definitions_json(doc.definitions, span.start, span.end)
             page = doc.page_of(span.start)
             if page is not None:
                 meta["page"] = page

@@ -38,7 +38,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from research_studio.knowledge.structure import TextBlock
+from research_studio.knowledge.structure import Definition, TextBlock
 
 log = logging.getLogger(__name__)
 
@@ -72,10 +72,15 @@ class LoadedDocument:
     # (plain text, reStructuredText, PDF, JSON Lines), the fences and pipe tables its text
     # shows are then found in it (structure.find_blocks)
     blocks: list[TextBlock] | None = None
+    # what the descriptions of its definition lists are about (HTML only)
+    definitions: list[Definition] = field(default_factory=list)
 
     @property
     def content_hash(self) -> str:
-        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+        """What is stored of the document: its text, and its definition lists where it has
+        any, so a page ingested before they were recorded is read again when re-ingested."""
+        entries = "".join(f"\0{d.start}:{d.end}:{d.term}" for d in self.definitions)
+        return hashlib.sha256((self.text + entries).encode("utf-8")).hexdigest()
 
     def page_of(self, offset: int) -> int | None:
         """1-based page holding ``offset`` (PDFs only)."""
@@ -162,10 +167,10 @@ def _load_html(path: Path, data: bytes) -> list[LoadedDocument]:
     from research_studio.knowledge.markup import page_title, render_html
 
     html = _decode(data)
-    text, blocks = render_html(html)
+    page = render_html(html)
     title = page_title(html) or path.stem
-    return [LoadedDocument(str(path), title[:_MAX_TITLE], text, str(path), "html",
-                           blocks=blocks)]
+    return [LoadedDocument(str(path), title[:_MAX_TITLE], page.text, str(path), "html",
+                           blocks=page.blocks, definitions=page.definitions)]
 
 
 def _load_pdf(path: Path, data: bytes) -> list[LoadedDocument]:

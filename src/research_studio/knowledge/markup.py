@@ -16,11 +16,13 @@ import re
 import unicodedata
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from research_studio.knowledge.structure import (
     CODE,
     ROW,
+    Definition,
     StructuredText,
     TextBlock,
     table_statements,
@@ -167,16 +169,76 @@ def page_title(html: str) -> str:
     return (metadata.title or "") if metadata else ""
 
 
-def render_html(html: str) -> tuple[str, list[TextBlock]]:
-    """The main content of a page as text and its blocks (rows and code); "" when
-    trafilatura finds no content."""
+@dataclass(frozen=True)
+class RenderedPage:
+    """A page's main content as text, its blocks (rows, code, definition terms) and its
+    definition lists' entries."""
+
+    text: str
+    blocks: list[TextBlock]
+    definitions: list[Definition]
+
+
+def _text_slots(element: Any, top: bool = True) -> Iterator[tuple[Any, str]]:
+    """Where an element's text lies, in reading order: its text, its children's, and
+    (below the top) its tail."""
+    yield element, "text"
+    for child in element:
+        yield from _text_slots(child, False)
+    if not top:
+        yield element, "tail"
+
+
+def _around_text(element: Any, opening: str, closing: str) -> None:
+    """``opening`` just before the element's first written character and ``closing`` just
+    after its last, inside the text that holds them: whitespace around them stays where
+    it was, so the extracted text is the same once the marks are taken out."""
+    filled = [(node, name) for node, name in _text_slots(element)
+              if (getattr(node, name) or "").strip()]
+    if not filled:
+        return
+    node, name = filled[0]
+    value = getattr(node, name)
+    setattr(node, name, value[:len(value) - len(value.lstrip())] + opening + value.lstrip())
+    node, name = filled[-1]
+    value = getattr(node, name)
+    setattr(node, name, value.rstrip() + closing + value[len(value.rstrip()):])
+
+
+def _mark_definitions(body: Any, nonce: str) -> re.Pattern[str]:
+    """Marks around the text of each definition list's terms and descriptions in
+    trafilatura's XML (``<item rend="dt-…">``, ``<item rend="dd-…">``), a description
+    keyed to the term before it; the pattern that finds them (``StructuredText.marked_prose``)."""
+    entry = 0
+    for items in body.iter("list"):
+        if items.get("rend") != "dl":
+            continue
+        term_seen = False
+        for item in items.iterchildren("item"):
+            side = (item.get("rend") or "")[:2]
+            if side == "dt":
+                if not term_seen:  # "dt, dt, dd": several terms share one description
+                    entry += 1
+                term_seen = True
+            elif side == "dd" and term_seen:
+                term_seen = False
+            else:
+                continue
+            mark = "T" if side == "dt" else "D"
+            _around_text(item, f"Z{nonce}M{mark}{entry}Q", f"Z{nonce}M{mark.lower()}{entry}Q")
+    return re.compile(rf"Z{nonce}M([TDtd])(\d+)Q")
+
+
+def render_html(html: str) -> RenderedPage:
+    """The main content of a page as text, its blocks (rows, code and definition terms)
+    and definitions; "" when trafilatura finds no content."""
     import trafilatura
     from lxml import etree
     from trafilatura.xml import xmltotxt
 
     tree = trafilatura.load_html(html)
     if tree is None:
-        return "", []
+        return RenderedPage("", [], [])
     _drop_permalinks(tree)
     # read from the page before trafilatura cleans the tree: its <pre> text as written,
     # and its tables with their header rows and spans (trafilatura's XML keeps neither)
@@ -193,7 +255,7 @@ def render_html(html: str) -> tuple[str, list[TextBlock]]:
     document = trafilatura.bare_extraction(tree, include_comments=False, favor_recall=True)
     body = getattr(document, "body", None)
     if body is None:
-        return "", []
+        return RenderedPage("", [], [])
     nonce = uuid.uuid4().hex[:12]
     placed: list[tuple[str, Any]] = []
 
@@ -219,19 +281,20 @@ def render_html(html: str) -> tuple[str, list[TextBlock]]:
         raw = preformatted.get(_squeeze("".join(element.itertext())))
         if raw is not None and raw.strip():
             place(element, CODE, raw)
+    marks = _mark_definitions(body, nonce)
     flat = xmltotxt(body, include_formatting=False)
     out = StructuredText()
     position = 0
     for match in re.finditer(rf"Z{nonce}B(\d+)Q", flat):
-        out.prose(unicodedata.normalize("NFC", flat[position:match.start()]))
+        out.marked_prose(unicodedata.normalize("NFC", flat[position:match.start()]), marks)
         kind, payload = placed[int(match.group(1))]
         if kind == ROW:
             out.rows([unicodedata.normalize("NFC", s) for s in payload])
         else:
             out.code(unicodedata.normalize("NFC", payload))
         position = match.end()
-    out.prose(unicodedata.normalize("NFC", flat[position:]))
-    return out.text(), out.blocks
+    out.marked_prose(unicodedata.normalize("NFC", flat[position:]), marks)
+    return RenderedPage(out.text(), out.blocks, out.definitions)
 
 
 def _flatten_inline_code(tree: Any) -> None:

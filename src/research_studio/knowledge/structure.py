@@ -24,6 +24,13 @@ from dataclasses import dataclass
 CODE = "code"  # a fenced code block or synopsis: quoted only as the whole block
 ROW = "row"  # one table row written as a statement: quoted as a unit
 TABLE = "table"  # a table as its source wrote it ("| a | b |" lines): never a claim
+TERM = "term"  # a definition list's term (an option, a setting, a function): never a claim
+# A definition list's "term" longer than this is a paragraph laid out as a list (a FAQ's
+# question and answer run together), not the name of what its description describes. The
+# terms of the PostgreSQL, Git and Python manuals are a name with its type, options or
+# arguments: half under 16 characters, 99.9% under 170, the longest Python signatures
+# (``subprocess.Popen``, with every keyword argument) about 400.
+MAX_TERM_CHARS = 400
 
 # a sentence ends at its closing punctuation before a capital or a digit, at a blank line,
 # and at its closing punctuation before a list item on the next line ("… flags).\n- --ff":
@@ -56,6 +63,53 @@ class TextBlock:
     start: int
     end: int
     kind: str
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A definition list's entry: its description at ``[start, end)`` is about ``term``
+    (a manual's "-q, --quiet", a setting's "work_mem (integer)", an API's "sorted(iterable,
+    …)"), which its sentences seldom repeat ("The default value is four megabytes")."""
+
+    term: str
+    start: int
+    end: int
+
+
+def definition_rows(definitions: Iterable[Definition], start: int, end: int) -> list[list]:
+    """The definitions whose description overlaps ``[start, end)`` as ``[start, end,
+    term]`` rows, offsets relative to ``start`` and not clipped (one begun before a chunk
+    starts before 0): a chunk's or a web page span's."""
+    return [[d.start - start, d.end - start, d.term] for d in definitions
+            if d.start < end and d.end > start]
+
+
+def definitions_json(definitions: Iterable[Definition], start: int, end: int) -> str:
+    """``definition_rows`` as compact JSON (a chunk's metadata value)."""
+    return json.dumps(definition_rows(definitions, start, end), separators=(",", ":"))
+
+
+def definitions_from_json(raw: object) -> list[Definition] | None:
+    """``definitions_json``'s output (or its parsed list) read back; None when there is
+    none (chunks stored before definitions were recorded)."""
+    try:
+        rows = json.loads(raw) if isinstance(raw, str) else raw
+        return None if rows is None else [Definition(str(t), int(s), int(e)) for s, e, t in rows]
+    except (ValueError, TypeError):
+        return None
+
+
+def term_at(definitions: Iterable[Definition], start: int, end: int) -> str:
+    """The term the text at ``[start, end)`` is said under: the innermost description
+    holding it (a nested list's entry is about its own term); "" outside any."""
+    holding = [d for d in definitions if d.start <= start and end <= d.end]
+    return max(holding, key=lambda d: (d.start, -d.end)).term if holding else ""
+
+
+def in_place(text: str, term: str) -> str:
+    """A statement as it reads in its place: after the term its description is about
+    ("work_mem (integer): The default value is four megabytes (4MB)."), alone outside one."""
+    return f"{term}: {text}" if term else text
 
 
 def sentences(text: str, min_chars: int = 20) -> list[Sentence]:
@@ -231,12 +285,16 @@ def table_statements(rows: Sequence[tuple[Sequence[str], bool]]) -> list[str]:
 
 class StructuredText:
     """Builds a document's text from prose, table rows and code blocks, separated by
-    blank lines, recording each row's and code block's offsets."""
+    blank lines, recording each row's and code block's offsets, and the terms and
+    descriptions of its definition lists marked in its prose (``marked_prose``)."""
 
     def __init__(self) -> None:
         self._parts: list[str] = []
         self._length = 0
         self.blocks: list[TextBlock] = []
+        self.definitions: list[Definition] = []
+        self._open: dict[str, int] = {}  # mark: where its stretch began
+        self._terms: dict[str, list[tuple[int, int]]] = {}  # entry: its terms' stretches
 
     def _append(self, piece: str) -> int:
         if self._length:
@@ -251,6 +309,40 @@ class StructuredText:
         text = text.strip()
         if text:
             self._append(text)
+
+    def marked_prose(self, text: str, marks: re.Pattern[str]) -> None:
+        """Prose holding marks around definition list terms and descriptions: ``marks``
+        matches one, its groups the side (``T``/``D`` opening a term or a description,
+        ``t``/``d`` closing it) and its entry's key. The marks are left out of the text;
+        a closed term is recorded as a ``TERM`` block, a closed description as the
+        ``Definition`` of its entry's term (a description may run across code blocks and
+        tables, so stretches open in one piece of prose close in another)."""
+        found = list(marks.finditer(text))
+        plain = marks.sub("", text)
+        lead = len(plain) - len(plain.lstrip())
+        kept = plain.strip()
+        start = self._append(kept) if kept else self._length
+        whole = "".join(self._parts) if found else ""
+        removed = 0
+        for match in found:
+            at = start + min(max(match.start() - removed - lead, 0), len(kept))
+            removed += len(match.group(0))
+            side, key = match.group(1), match.group(2)
+            if side in "TD":
+                self._open[side + key] = at
+            elif (begun := self._open.pop(side.upper() + key, None)) is not None:
+                self._close(whole, side, key, begun, at)
+
+    def _close(self, whole: str, side: str, key: str, begun: int, at: int) -> None:
+        written = whole[begun:at]
+        lo, hi = begun + len(written) - len(written.lstrip()), begun + len(written.rstrip())
+        if side == "t":
+            if lo < hi <= lo + MAX_TERM_CHARS:
+                self._terms.setdefault(key, []).append((lo, hi))
+                self.blocks.append(TextBlock(lo, hi, TERM))
+        elif key in self._terms and lo < hi:  # "-q, --quiet" may be two terms of one entry
+            term = ", ".join(" ".join(whole[a:b].split()) for a, b in self._terms[key])
+            self.definitions.append(Definition(term, lo, hi))
 
     def rows(self, statements: Sequence[str]) -> None:
         lines = [" ".join(s.split()) for s in statements]

@@ -10,7 +10,7 @@ import httpx
 
 from research_studio.config import WebSettings
 from research_studio.errors import WebUnavailable
-from research_studio.knowledge.structure import TextBlock
+from research_studio.knowledge.structure import Definition, TextBlock
 from research_studio.web.addresses import check_url
 
 _TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/plain")
@@ -27,16 +27,19 @@ class FetchedPage:
     truncated: bool
     # table rows and code blocks in ``text`` (knowledge/markup.py); None for plain text
     blocks: list[TextBlock] | None = field(default=None)
+    # what the descriptions of its definition lists are about (HTML only)
+    definitions: list[Definition] = field(default_factory=list)
 
 
-def _extract(body: str, content_type: str) -> tuple[str, str, list[TextBlock] | None]:
-    """Title, main text and its blocks: HTML is read as ingestion reads it."""
+def _extract(body: str, content_type: str
+             ) -> tuple[str, str, list[TextBlock] | None, list[Definition]]:
+    """Title, main text, its blocks and definitions: HTML is read as ingestion reads it."""
     if content_type.startswith("text/plain"):
-        return "", body, None
+        return "", body, None, []
     from research_studio.knowledge.markup import page_title, render_html
 
-    text, blocks = render_html(body)
-    return page_title(body), text, blocks
+    page = render_html(body)
+    return page_title(body), page.text, page.blocks, page.definitions
 
 
 def pinned_request(url: str, address: str) -> tuple[str, dict[str, str], dict[str, str]]:
@@ -109,7 +112,8 @@ def fetch_page(url: str, settings: WebSettings) -> FetchedPage:
                     reply.close()
             except httpx.HTTPError as exc:
                 raise WebUnavailable(f"{current}: {type(exc).__name__}: {exc}") from exc
-            title, text, blocks = _extract(body.decode(encoding, errors="replace"), content_type)
+            title, text, blocks, definitions = _extract(body.decode(encoding, errors="replace"),
+                                                        content_type)
             return FetchedPage(url, current, title, text, content_type, len(body), truncated,
-                               blocks)
+                               blocks, definitions)
     raise WebUnavailable(f"{url}: more than {settings.max_redirects} redirects")

@@ -113,7 +113,8 @@ def contradictions(findings: Sequence[Finding], sim: np.ndarray, same_topic: flo
                   if sim[i, j] >= same_topic and numbers_disagree(numbers[i], numbers[j])]
     sources = [f.get("source_id", "") for f in findings]
     source_titles = [(titles or {}).get(source, "") for source in sources]
-    verdicts = contradicting(texts, source_titles, sources, candidates)
+    verdicts = contradicting(texts, source_titles, sources, candidates,
+                             [f.get("context", "") for f in findings])
     return {pair for pair, contradict in zip(candidates, verdicts, strict=True) if contradict}
 
 

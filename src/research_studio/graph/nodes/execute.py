@@ -16,7 +16,12 @@ from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.strategy import Task
 from research_studio.graph.text_analysis import term_overlap
 from research_studio.knowledge.chunking import chunk_spans
-from research_studio.knowledge.structure import ChunkCuts, clip_blocks, find_blocks
+from research_studio.knowledge.structure import (
+    ChunkCuts,
+    clip_blocks,
+    definition_rows,
+    find_blocks,
+)
 from research_studio.state import Source
 from research_studio.web.fetch import fetch_page
 from research_studio.web.providers import search_web
@@ -44,6 +49,8 @@ def _kb_search(deps: ResearchDeps, task: Task, k: int, sq_id: str) -> list[Retri
             source["blocks"] = [[b.start, b.end, b.kind] for b in hit.blocks]
         if hit.copy_of:
             source["copy_of"] = hit.copy_of
+        if hit.terms:
+            source["terms"] = [[d.start, d.end, d.term] for d in hit.terms]
         out.append(Retrieved(source, rank, task.query))
     return out
 
@@ -67,6 +74,8 @@ def _web_search(deps: ResearchDeps, task: Task, sq_id: str) -> tuple[list[Retrie
                 lead, tail = ChunkCuts(page.text, blocks).at(best.start, best.end)
                 structure = {"lead": lead, "tail": tail, "blocks": [
                     [b.start, b.end, b.kind] for b in clip_blocks(blocks, best.start, best.end)]}
+                if page.definitions:
+                    structure["terms"] = definition_rows(page.definitions, best.start, best.end)
         except WebUnavailable:
             pass  # keep the search snippet as the stored span
         if not text.strip():

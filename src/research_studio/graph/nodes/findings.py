@@ -26,7 +26,16 @@ from research_studio.graph.text_analysis import (
     similar_text,
     term_overlap,
 )
-from research_studio.knowledge.structure import CODE, Sentence, TextBlock, sentences
+from research_studio.knowledge.structure import (
+    CODE,
+    Definition,
+    Sentence,
+    TextBlock,
+    definitions_from_json,
+    in_place,
+    sentences,
+    term_at,
+)
 from research_studio.state import Finding, Source, SubQuestion, searched_text
 from research_studio.understanding.statements import states_something
 
@@ -53,6 +62,11 @@ def source_blocks(source: Source) -> list[TextBlock] | None:
     """The table rows and code blocks ingestion recorded for a source (None: not recorded)."""
     raw = source.get("blocks")
     return None if raw is None else [TextBlock(int(s), int(e), str(k)) for s, e, k in raw]
+
+
+def source_terms(source: Source) -> list[Definition]:
+    """The definition list entries a source's text lies in (none recorded: [])."""
+    return definitions_from_json(source.get("terms")) or []
 
 
 def whole_units(source: Source) -> list[Sentence]:
@@ -94,15 +108,21 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
     question = searched_text(sub_question)
     out: list[Finding] = []
     per_item = [[u for u in whole_units(item.source) if quotable(u)] for item in retrieved]
-    texts = [u.text for units in per_item for u in units]
+    terms = {id(u): term_at(defined, u.start, u.end)
+             for item, units in zip(retrieved, per_item, strict=True)
+             if (defined := source_terms(item.source)) for u in units}
+    # a sentence of a description is read after its term, the subject it seldom repeats
+    placed = {id(u): in_place(u.text, terms.get(id(u), "")) for units in per_item for u in units}
+    texts = [placed[id(u)] for units in per_item for u in units]
     cosines = iter(np.asarray(similarity(texts, [question]))[:, 0].tolist()
                    if similarity is not None and texts else [0.0] * len(texts))
     ranked: list[list[tuple[float, Sentence]]] = []
     wanted: list[int] = []
     for item, units in zip(retrieved, per_item, strict=True):
         meaning = [next(cosines) for _ in units]
-        scored = sorted(((0.6 * term_overlap(question, s.text) + 0.4 * term_overlap(item.query, s.text)
-                          + meaning[i], i, s) for i, s in enumerate(units)),
+        scored = sorted(((0.6 * term_overlap(question, placed[id(s)])
+                          + 0.4 * term_overlap(item.query, placed[id(s)]) + meaning[i], i, s)
+                         for i, s in enumerate(units)),
                         key=lambda t: (-t[0], t[1]))
         candidates = [(score, s) for score, _, s in scored if score > 0]
         wanted.append(config.findings_per_result if candidates else 1)
@@ -132,7 +152,7 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
                 source_id=source["source_id"], quote=sentence.text, quote_start=sentence.start,
                 quote_end=sentence.end, confidence=_confidence(item.rank, min(1.0, score)),
                 relevance=round(score, 3), iteration=iteration, query=item.query,
-                method="extractive"))
+                method="extractive", context=terms.get(id(sentence), "")))
     return out
 
 
@@ -162,12 +182,14 @@ async def llm_findings(deps: ResearchDeps, sub_question: SubQuestion, retrieved:
         if code is not None:  # code is quoted as the code block, not a piece of it
             quote, start = code.text, code.start
         relevance = term_overlap(searched_text(sub_question), quote)
+        term = term_at(source_terms(item.source), start, start + len(quote))
         out.append(Finding(
             finding_id=_finding_id(sub_question["sub_question_id"], item.source["source_id"], start),
             sub_question_id=sub_question["sub_question_id"], text=proposed.statement.strip() or quote,
             source_id=item.source["source_id"], quote=quote, quote_start=start,
             quote_end=start + len(quote), confidence=_confidence(item.rank, max(relevance, 0.5)),
-            relevance=round(relevance, 3), iteration=iteration, query=item.query, method="llm"))
+            relevance=round(relevance, 3), iteration=iteration, query=item.query, method="llm",
+            context=term))
     return out
 
 

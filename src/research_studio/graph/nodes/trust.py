@@ -25,6 +25,7 @@ from research_studio.config import ResearchConfig
 from research_studio.graph.claim_check import Statement, check_statements, same_facts, same_text
 from research_studio.graph.contradiction import about_the_same_thing
 from research_studio.graph.deps import ResearchDeps, SimilarityFn
+from research_studio.knowledge.structure import definitions_from_json, term_at
 from research_studio.state import (
     DEFAULT_CONFIDENCE,
     Claim,
@@ -190,6 +191,7 @@ def extract_claims(fact_sheets: Sequence[FactSheet],
                 "quote": lead.get("quote") or lead["text"],
                 # the finding's confidence until score_claim turns it into the claim's
                 "confidence": lead.get("confidence", insight.get("confidence", DEFAULT_CONFIDENCE)),
+                **({"context": lead["context"]} if lead.get("context") else {}),
             })
     return claims
 
@@ -243,19 +245,29 @@ def confirmed_independently(quotes: dict[str, dict[str, str]],
         pairs += [(first + a, first + b) for a in range(len(keys)) for b in range(a + 1, len(keys))
                   if keys[a] != keys[b]
                   and not same_text(entries[first + a][2], entries[first + b][2])]
-    confirming = one_statement([quote for *_, quote in entries], [s for _, s, _ in entries], pairs)
+    confirming = one_statement([quote for *_, quote in entries], [s for _, s, _ in entries], pairs,
+                               [_term_of(quote, source) for _, source, quote in entries])
     return {entries[i][0] for i, _ in confirming}
 
 
+def _term_of(quote: str, source: Source) -> str:
+    """The definition list term the quote is stated under in the source, "" for none."""
+    start = source.get("text", "").find(quote)
+    terms = definitions_from_json(source.get("terms"))
+    return term_at(terms, start, start + len(quote)) if terms and start >= 0 else ""
+
+
 def one_statement(texts: Sequence[str], read_in: Sequence[Source],
-                  pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+                  pairs: list[tuple[int, int]], terms: Sequence[str] | None = None,
+                  ) -> list[tuple[int, int]]:
     """The pairs (i, j) of ``texts`` that make one statement twice: they state the same
     facts (``claim_check.same_facts``) about the same thing
     (``contradiction.about_the_same_thing``, each text read against the title of the source
-    in ``read_in``). Only the pairs that state the same facts are parsed for their subjects."""
+    in ``read_in`` and the definition list term in ``terms``). Only the pairs that state
+    the same facts are parsed for their subjects."""
     stating = [pair for pair, same in zip(pairs, same_facts(texts, pairs), strict=True) if same]
     same_thing = about_the_same_thing(texts, [s.get("title", "") for s in read_in],
-                                      [s.get("source_id", "") for s in read_in], stating)
+                                      [s.get("source_id", "") for s in read_in], stating, terms)
     return [pair for pair, one_thing in zip(stating, same_thing, strict=True) if one_thing]
 
 
@@ -298,7 +310,7 @@ def corroborations(claims: Sequence[Claim], verified: dict[str, list[str]],
     # the source each claim is verified in first: what its subject is read against
     first = [sources.get(verified[cid][0], {}) for cid in ids]
     found: dict[str, list[str]] = {}
-    for i, j in one_statement(texts, first, similar):
+    for i, j in one_statement(texts, first, similar, [by_id[cid].get("context", "") for cid in ids]):
         found.setdefault(ids[i], []).extend(verified[ids[j]])
     return {cid: list(dict.fromkeys(extra)) for cid, extra in found.items()}
 

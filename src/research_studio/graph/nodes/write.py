@@ -31,6 +31,7 @@ from research_studio.graph.nodes.domain_synthesis import group_by_domain, source
 from research_studio.graph.nodes.schemas import SummaryOutput
 from research_studio.graph.relevance import bridged_claims, claim_relevance, relevant_claims
 from research_studio.graph.text_analysis import content_terms, sentences, similar_text, term_overlap
+from research_studio.knowledge.structure import in_place
 from research_studio.state import MARKERS, Claim, ResearchState, Source, searched_text
 from research_studio.understanding.references import may_refer_to
 from research_studio.understanding.statements import stands_alone
@@ -39,6 +40,10 @@ from research_studio.understanding.statements import stands_alone
 # question (a research brief of several sentences) is quoted whole below the title
 REPORT_TITLE_CHARS = 200
 CONFLICT_QUOTE_CHARS = 220  # a version of a conflict quoted in full up to about two lines
+# a definition list's term shown before a claim is cut at a word boundary beyond this: a
+# setting or option whole (99% of the PostgreSQL, Git and Python manuals' terms are under
+# 100 characters), a long function signature to its name and first arguments
+TERM_SHOWN_CHARS = 100
 _CLAIM_REF = re.compile(r"\[C(\d+)\]")
 _LINE_MARKERS = re.compile(r"^(?:#{1,6}\s+|>\s*|[-*+•]\s+)+")
 _STRENGTH_ORDER = ["cross_validated", "verified", "single_source"]  # strongest first
@@ -104,9 +109,14 @@ class Citations:
 
 
 def claim_text(claim: Claim, sources: dict[str, Source]) -> str:
-    """The claim as a reader sees it: an extracted sentence that opens with a pronoun gets
-    its source's title when the pronoun can stand for it, so "He worked on…" says who."""
+    """The claim as a reader sees it: a sentence of a definition list's description after
+    the term it describes ("-q, --quiet: Be quiet, only report errors."), which it seldom
+    names; else an extracted sentence that opens with a pronoun gets its source's title
+    when the pronoun can stand for it, so "He worked on…" says who."""
     text = _clean(claim["text"])
+    if claim.get("context"):
+        term = textwrap.shorten(claim["context"], TERM_SHOWN_CHARS, placeholder=" …")
+        return f"{_clean(term)}: {text}"
     title = sources.get(claim["source_ids"][0], {}).get("title", "") if claim["source_ids"] else ""
     return f"{_clean(title)}: {text}" if title and may_refer_to(claim["text"], _clean(title)) else text
 
@@ -167,7 +177,8 @@ def select_claims(question: str, sub_question: str, claims: list[Claim], quota: 
     reach = reach or {}
     while pool and len(chosen) < quota:
         def score(claim: Claim) -> float:
-            relevance = sum(term_overlap(asked, claim["text"], stated, stated_term_weight)
+            placed = in_place(claim["text"], claim.get("context", ""))
+            relevance = sum(term_overlap(asked, placed, stated, stated_term_weight)
                             for asked in (sub_question, question))
             # a source not cited yet outweighs a small relevance gain: reports then cover
             # more of the evidence the research found than the best-matching source's
@@ -282,8 +293,8 @@ class OfflineSummary:
         def same_statement(claim: Claim, chosen: list[Claim]) -> bool:
             return restates([claim], chosen, given.same_statement)[0]
 
-        def whole(claim: Claim) -> bool:
-            return stands_alone(parsed[claim["claim_id"]])
+        def whole(claim: Claim) -> bool:  # a description's sentence is shown after its term
+            return bool(claim.get("context")) or stands_alone(parsed[claim["claim_id"]])
 
         return Summary(extractive_summary(given.shown_by_sq, given.citations, same_statement,
                                           whole, answer), "extractive", answer)

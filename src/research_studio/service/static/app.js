@@ -862,7 +862,7 @@ function openSource(sid, opener) {
   $('source-title').textContent = source ? (source.title || sid) : `${sid} (not in the results)`;
   $('source-location').textContent = source ? (source.location || '') : '';
   $('source-claim').textContent = claim
-    ? `Claim (${String(claim.status || '').replace('_', ' ')}): ${claim.text}` : '';
+    ? `Claim (${String(claim.status || '').replace('_', ' ')}): ${claim.context ? `${claim.context}: ` : ''}${claim.text}` : '';
   const pre = $('source-text');
   pre.replaceChildren(...(source ? highlightSpan(String(source.text ?? ''), span?.start, span?.end) : []));
   $('source-panel').hidden = false;
