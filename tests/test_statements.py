@@ -73,31 +73,3 @@ def test_the_answer_paragraph_opens_each_section_with_a_claim_that_stands_alone(
                               lambda claim: stands_alone(parse(claim["text"])))
     assert "will create" not in text
     assert text.index("The switch command") < text.index("A remote-tracking branch")
-
-
-def test_the_answer_paragraph_reads_each_section_in_the_order_it_lists_its_claims():
-    """Selection rewards a source not yet cited, so a section may select a side remark
-    first; the section lists its claims most relevant first, and the Answer paragraph
-    opens with the claim the section lists first, not the one it selected first."""
-    import asyncio
-    from types import SimpleNamespace
-
-    from research_studio.graph.nodes.write import OfflineSummary, SummaryInput
-    from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
-
-    def claim(claim_id: str, text: str, context: str) -> dict:
-        return {"claim_id": claim_id, "text": text, "source_ids": [f"kb:pg:{claim_id}"],
-                "status": "verified", "context": context}
-
-    sources = {f"kb:pg:{i}": {"source_id": f"kb:pg:{i}", "kind": "kb", "title": "Resource Consumption",
-                              "text": "", "start": 0, "end": 0} for i in ("c1", "c2")}
-    side = claim("c1", "The default value is 2.0, which doubles the memory of hash tables.",
-                 "hash_mem_multiplier (floating point)")
-    asked = claim("c2", "The default value is four megabytes (4MB).", "work_mem (integer)")
-    selected = [side, asked]  # the order select_claims chose them in
-    given = SummaryInput("Which setting limits sort memory per operation?", [],
-                         [({"sub_question_id": "sq_001"}, selected)], selected,
-                         Citations(sources), {"c1": 0.41, "c2": 0.63}, 0.5, 0.6)
-    deps = SimpleNamespace(embeddings=MiniLMOnnxEmbeddings())
-    summary = asyncio.run(OfflineSummary().write(deps, given))
-    assert summary.text.startswith("work_mem (integer): The default value is four megabytes"), summary.text

@@ -208,11 +208,11 @@ def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: C
                        same_statement: Callable[[Claim, list[Claim]], bool],
                        reads_alone: Callable[[Claim], bool],
                        answer: ShortAnswer | None = None) -> str:
-    """Meta-synthesis without a capable model: the first claim of each section as given (in
-    its list's reading order, ``answer_order``), in priority order, joined into one
-    paragraph (integrated: a claim that states what one chosen before states is passed
-    over, and one that lacks the subject its source gave it on the line before yields to
-    the next). A short answer leads, in bold, with the claim it comes from."""
+    """Meta-synthesis without a capable model: the claim each section's selection ranked
+    first, in priority order, joined into one paragraph (integrated: a claim that states
+    what one chosen before states is passed over, and one that lacks the subject its
+    source gave it on the line before yields to the next). A short answer leads, in bold,
+    with the claim it comes from."""
     chosen: list[Claim] = []
     if answer is not None:
         chosen += [c for _, claims in shown_by_sq for c in claims if c["claim_id"] == answer.claim_id][:1]
@@ -296,9 +296,7 @@ class OfflineSummary:
         def whole(claim: Claim) -> bool:  # a description's sentence is shown after its term
             return bool(claim.get("context")) or stands_alone(parsed[claim["claim_id"]])
 
-        # each section's claims in the order its list shows them, closest to what it asks first
-        in_reading_order = [(sq, answer_order(shown, given.relevance)) for sq, shown in given.shown_by_sq]
-        return Summary(extractive_summary(in_reading_order, given.citations, same_statement,
+        return Summary(extractive_summary(given.shown_by_sq, given.citations, same_statement,
                                           whole, answer), "extractive", answer)
 
 
