@@ -25,7 +25,8 @@ from research_studio.config import ResearchConfig
 from research_studio.graph.claim_check import Statement, check_statements, same_facts, same_text
 from research_studio.graph.contradiction import about_the_same_thing
 from research_studio.graph.deps import ResearchDeps, SimilarityFn
-from research_studio.knowledge.structure import definitions_from_json, term_at
+from research_studio.graph.nodes.findings import source_terms
+from research_studio.knowledge.structure import term_at
 from research_studio.state import (
     DEFAULT_CONFIDENCE,
     Claim,
@@ -253,8 +254,7 @@ def confirmed_independently(quotes: dict[str, dict[str, str]],
 def _term_of(quote: str, source: Source) -> str:
     """The definition list term the quote is stated under in the source, "" for none."""
     start = source.get("text", "").find(quote)
-    terms = definitions_from_json(source.get("terms"))
-    return term_at(terms, start, start + len(quote)) if terms and start >= 0 else ""
+    return term_at(source_terms(source), start, start + len(quote)) if start >= 0 else ""
 
 
 def one_statement(texts: Sequence[str], read_in: Sequence[Source],
