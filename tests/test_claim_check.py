@@ -102,7 +102,8 @@ def research_state(findings: list[dict], similarity) -> dict:
 
 
 def model_findings(deps: ResearchDeps) -> list[dict]:
-    candidates = asyncio.run(llm_findings(deps, SUB_QUESTION, [Retrieved(SOURCE, 0, "Millau Viaduct")], 1))
+    candidates = asyncio.run(llm_findings(deps, SUB_QUESTION, [Retrieved(SOURCE, 0, "Millau Viaduct")], 1,
+                                           ResearchConfig()))
     return validate_findings(candidates, [], {SOURCE_ID: PASSAGE}, lambda quotes: set(),
                              ResearchConfig().duplicate_quote_overlap)
 

@@ -55,6 +55,52 @@ def test_docx_export_reads_back_with_bookmarked_sources():
     assert [r.target_ref for r in web] == ["https://example.org/moon"]
 
 
+EXAMPLE_REPORT = """# How do I restore a dump?
+
+## Answer
+
+To restore the dump into a new database called newdb: ✓[S1]
+
+  ```
+  $ createdb -T template0 newdb
+  $ pg_restore -d newdb <db.dump>
+  ```
+
+The dump is a script. ✓[S1]
+
+## Findings by sub-question
+
+- ✓ To restore the dump into a new database called newdb: [S1]
+  ```
+  $ createdb -T template0 newdb
+  $ pg_restore -d newdb <db.dump>
+  ```
+- ✓ The dump is a script. [S1]
+
+## Sources
+
+- [S1] SQL Dump — backup-dump.html (chunk c1, characters 0–120)
+"""
+
+
+def test_an_example_under_a_claim_is_exported_as_code_with_its_lines():
+    """The code a claim introduces stays code, line by line, in every format."""
+    import docx
+
+    result = {**RESULT, "report_markdown": EXAMPLE_REPORT}
+    page = export_report(result, "html").decode("utf-8")
+    code = "$ createdb -T template0 newdb\n$ pg_restore -d newdb &lt;db.dump&gt;\n"
+    assert page.count(f"<pre><code>{code}</code></pre>") == 2
+    assert "<db.dump>" not in page
+    assert re.search(r"<li>✓ To restore the dump into a new database called newdb: "
+                     r"<a [^>]+>\[S1\]</a>\s*<pre><code>", page)  # inside its list item
+    document = docx.Document(io.BytesIO(export_report(result, "docx")))
+    coded = [p for p in document.paragraphs if p.runs and p.runs[0].font.name == "Courier New"]
+    assert len(coded) == 2
+    assert all(p.text == "$ createdb -T template0 newdb\n$ pg_restore -d newdb <db.dump>"
+               for p in coded)
+
+
 def test_pdf_export_reads_back_with_internal_links():
     pytest.importorskip("weasyprint", reason="the optional 'pdf' extra is not installed")
     import pypdf

@@ -1201,6 +1201,29 @@ def test_model_findings_fall_back_to_the_passages_when_the_model_quotes_nothing_
     assert all(PASSAGE[f["quote_start"]:f["quote_end"]] == f["quote"] for f in findings)
 
 
+def test_an_example_a_claim_introduces_is_shown_under_it_as_written():
+    """A manual's "To restore the dump into a new database called newdb:" announces the
+    commands the reader asked for; the report shows them below it, in the answer and under
+    the claim's list item, as code: never escaped, never run, never closed early by a fence
+    inside the code, and no line of code starts a line of the report."""
+    state = write_state()
+    example = "$ createdb -T template0 newdb\n\n## not a heading\n```\n<b>kept</b> &amp;"
+    introduces = "The pull of the Moon on ocean tides is computed with:"
+    state["claims"][0] = {**state["claims"][0], "text": introduces, "example": example}
+    update = run(write_node, state, make_deps())
+    report = update["report_markdown"]
+    fenced = ["  ````", "  $ createdb -T template0 newdb", "", "  ## not a heading", "  ```",
+              "  <b>kept</b> &amp;", "  ````"]
+    findings = section(report, "Findings by sub-question").split("\n")
+    at = findings.index(f"- ✓✓ {introduces} [S1][S2]")
+    assert findings[at + 1:at + 1 + len(fenced)] == fenced
+    answer = section(report, "Answer")
+    assert f"{introduces} ✓✓[S1][S2]\n\n" + "\n".join(fenced) + "\n\n" in answer
+    assert not any(line.startswith("## not") for line in report.split("\n"))
+    # what follows the example in the answer is a paragraph of its own
+    assert "Rising sea temperatures cause coral bleaching. ⚠[S3]" in answer.split("  ````")[-1]
+
+
 @pytest.mark.parametrize(("text", "prefixed"), [
     ("He designed the Normandy Bridge.", True),
     ("Its main span is 856 m long.", True),

@@ -17,6 +17,17 @@ def test_statements_have_a_verb():
     assert states_something(texts) == [False, True, True, True]
 
 
+def test_a_question_states_nothing_in_any_script():
+    """A source's own question ("Now what is a query tree?", a FAQ's heading) introduces
+    its answer; the answer is the statement."""
+    texts = ["Now what is a query tree?", "Why is my query not using an index?)",
+             "Qu'est-ce qu'un arbre de requête ?", "什么是查询树？", "ما هو ؟",
+             "The query tree is the parsed form of the query.",
+             "Le viaduc de Millau a été inauguré en 2004.",
+             "Who Framed Roger Rabbit? is a 1988 film."]
+    assert states_something(texts) == [False, False, False, False, False, True, True, True]
+
+
 def test_text_that_is_not_plainly_english_is_not_judged():
     """The English tagger finds no verb in "a été inauguré": the sentence is kept."""
     texts = ["Le viaduc de Millau a été inauguré en 2004.",

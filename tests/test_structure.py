@@ -398,7 +398,8 @@ def test_a_model_quote_inside_a_code_block_is_quoted_as_the_block():
                                    chat_models={"embedded": scripted(reply)})
     deps = ResearchDeps(coordinator=coordinator, kb=None, web=WebSettings(provider="none"))
     [finding] = asyncio.run(llm_findings(deps, _sub_question("What options does VACUUM take?"),
-                                         [Retrieved(source, 0, "vacuum options")], 0))
+                                         [Retrieved(source, 0, "vacuum options")], 0,
+                                         ResearchConfig()))
     assert finding["quote"] == block
     assert text[finding["quote_start"]:finding["quote_end"]] == block
 
@@ -495,3 +496,67 @@ def test_definition_list_entries_round_trip_through_chunk_metadata():
     assert term_at(back, 0, 5) == "inner" and term_at(back, 20, 30) == "outer"
     assert term_at(back, 75, 78) == ""
     assert definitions_from_json(None) is None and definitions_from_json("not json") is None
+
+
+# modelled on PostgreSQL 15's backup-dump.html: paragraphs separated by lines holding only
+# the page's indentation, and a sentence ending in a colon before the commands it announces
+DUMP_PAGE = """<html><head><title>26.1. SQL Dump</title></head><body>
+<div class="sect2"><h3>26.1.1. Restoring the Dump</h3>
+<p>
+   Text files created by <span class="application">pg_dump</span> are intended to
+   be read in by the <span class="application">psql</span> program.
+   (If you do not have sufficient privileges to back up the entire database, you
+   can still back up portions of the database using options such as
+   <code class="option">-n <em class="replaceable">schema</em></code>
+   or <code class="option">-t <em class="replaceable">table</em></code>.)
+  </p>
+<p>
+   To restore the dump into a new database called newdb:
+  </p>
+<pre class="programlisting">$ createdb -T template0 newdb
+$ pg_restore -d newdb db.dump</pre>
+<p>
+   Now what is a dump file? A dump file is a script of SQL commands that restores the database.
+  </p>
+<p>To restore a dump of every database of a cluster, run the whole script:</p>
+<pre class="programlisting">{long}</pre>
+</div></body></html>"""
+RESTORE_COMMANDS = "$ createdb -T template0 newdb\n$ pg_restore -d newdb db.dump"
+
+
+def test_a_sentence_ending_in_a_colon_carries_the_commands_it_announces(tmp_path):
+    path = tmp_path / "backup-dump.html"
+    path.write_text(DUMP_PAGE.format(long="\n".join(f"psql -f part{i}.sql" for i in range(40))),
+                    encoding="utf-8")
+    doc = _load(path)
+    units = [u.text for u in evidence_units(doc.text, blocks=doc.blocks) if u.kind != CODE]
+    # a sentence ends after the bracket that closes around its full stop, and at a line
+    # holding only indentation
+    assert "or -t table.)" in units[1] and units[1].startswith("(If you do not")
+    assert units[2] == "To restore the dump into a new database called newdb:"
+    findings = extractive_findings(
+        _sub_question("How do I restore a dump into a new database?"),
+        [_retrieved(doc, "restore dump new database")], 0, ResearchConfig(findings_per_result=6))
+    by_quote = {f["quote"]: f for f in findings}
+    restore = by_quote["To restore the dump into a new database called newdb:"]
+    assert restore["example"] == RESTORE_COMMANDS  # the code itself, without its fences
+    assert doc.text[restore["quote_start"]:restore["quote_end"]] == restore["quote"]
+    # a question in the source states nothing; a listing longer than example_max_chars is
+    # left to the citation
+    assert "Now what is a dump file?" not in by_quote
+    whole = by_quote["To restore a dump of every database of a cluster, run the whole script:"]
+    assert "example" not in whole
+    assert not any("example" in f for f in findings if f is not restore)
+    # the same block cut by the chunk's end is no example: the code shown must be whole
+    # (cut as a chunk records it, and as a chunk stored without its cut offsets)
+    source = {**_retrieved(doc, "").source}
+    cut = doc.text.index(RESTORE_COMMANDS) + 10
+    code_start = doc.text.rindex("```", 0, cut)
+    for tail in (cut - code_start, None):
+        source.update(text=doc.text[:cut], tail=tail,
+                      blocks=[[s, min(e, cut), k] for s, e, k in source["blocks"] if s < cut])
+        found = extractive_findings(
+            _sub_question("How do I restore a dump into a new database?"),
+            [Retrieved(source, 0, "restore dump")], 0, ResearchConfig(findings_per_result=6))
+        assert any(f["quote"].startswith("To restore the dump") for f in found)
+        assert not any("example" in f for f in found), tail

@@ -108,3 +108,59 @@ def test_ask_clarify_read_report_and_open_a_citation(tmp_path, browser):
         assert page.locator("main img, #source-panel img").count() == 0
         assert page.locator("script").count() == 1  # only the page's own app.js
         assert not errors, errors
+
+
+# a report whose claims introduce code, as a manual's "… like this:" sentences do
+EXAMPLE_REPORT = """# How do I restore a dump?
+
+## Answer
+
+To restore the dump into a new database called newdb: ✓[S1]
+
+  ```
+  $ createdb -T template0 newdb
+
+  $ pg_restore -d newdb <img src=z onerror="window.__xss=4">
+  ```
+
+The dump is a script. ✓[S1]
+
+## Findings by sub-question
+
+- ✓ To restore the dump into a new database called newdb: [S1]
+  ```
+  $ createdb -T template0 newdb
+
+  $ pg_restore -d newdb <img src=z onerror="window.__xss=4">
+  ```
+- ✓ The dump is a script. [S1]
+"""
+
+
+def test_the_page_shows_the_code_a_claim_introduces_as_code(tmp_path, browser):
+    """The page's Markdown renderer keeps an example's lines (a blank one too) in a code
+    block, under its list item or between the answer's paragraphs, as text."""
+    home = tmp_path / "home"
+    home.mkdir()
+    with running_server(home, api_key=KEY) as server:
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(server.base_url)
+        shown = page.evaluate("""(markdown) => {
+            const body = document.createElement('div');
+            body.className = 'report-body';
+            body.replaceChildren(...renderMarkdown(markdown));
+            document.body.append(body);
+            return [...body.querySelectorAll('pre code')].map((code) => ({
+                text: code.textContent,
+                item: code.closest('li') ? code.closest('li').textContent : null,
+                next: code.parentElement.nextElementSibling
+                    ? code.parentElement.nextElementSibling.textContent : null}));
+        }""", EXAMPLE_REPORT)
+        code = ('$ createdb -T template0 newdb\n\n'
+                '$ pg_restore -d newdb <img src=z onerror="window.__xss=4">')
+        assert [s["text"] for s in shown] == [code, code]
+        assert shown[0]["item"] is None and shown[0]["next"].startswith("The dump is a script.")
+        assert shown[1]["item"].startswith("✓ To restore the dump into a new database called newdb:")
+        assert page.evaluate("window.__xss") is None and not errors, errors

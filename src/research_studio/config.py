@@ -385,6 +385,12 @@ class ResearchConfig(BaseModel):
     # The names MuSiQue's and HotpotQA's plans follow weigh more (docs/lab-log.md §34)
     min_linked_weight: float = Field(default=0.25, ge=0.0)
     findings_per_result: NonNegativeInt = 2
+    # A finding whose sentence ends in a colon right before a code block ("To restore the
+    # dump into a new database called newdb:") carries that block as its example when the
+    # block is at most this long. Nine in ten such blocks of the PostgreSQL (319
+    # characters) and Git (246) manuals are shorter: a command or two, a statement, a short
+    # session. A longer one is a program listing the citation points to rather than reprints.
+    example_max_chars: PositiveInt = 400
     # parallelism (seed 001: sequential priority order is an option)
     parallel: bool = True
     max_concurrency: PositiveInt = 4

@@ -112,6 +112,9 @@ class Finding(TypedDict, total=False):
     # the definition list term its source states it under ("work_mem (integer)" for "The
     # default value is four megabytes"), which the sentence itself seldom names
     context: str
+    # the code a sentence ending in a colon introduces, which follows it in its source
+    # ("To restore the dump into a new database called newdb:" and the commands)
+    example: str
 
 
 class Claim(TypedDict, total=False):
@@ -127,6 +130,7 @@ class Claim(TypedDict, total=False):
     status: ClaimStatus
     confidence: float
     context: str  # its leading finding's
+    example: str  # its leading finding's
 
 
 class KeyInsight(TypedDict, total=False):

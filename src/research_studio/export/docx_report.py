@@ -72,6 +72,16 @@ def _fill(paragraph: Paragraph, children: list[Token]) -> None:
             paragraph.add_run(" ")
 
 
+def _code(paragraph: Paragraph, code: str) -> None:
+    """Code in a fixed-width font, its lines kept as line breaks of one paragraph."""
+    lines = code.split("\n")
+    for number, line in enumerate(lines, start=1):
+        run = paragraph.add_run(line)
+        run.font.name = "Courier New"
+        if number < len(lines):
+            run.add_break()
+
+
 def report_docx(result: dict[str, Any]) -> bytes:
     """The report as DOCX bytes."""
     document = Document()
@@ -94,6 +104,8 @@ def report_docx(result: dict[str, Any]) -> bytes:
             anchor = token.attrGet("id")
         elif token.type == "hr":
             document.add_paragraph("—" * 12)
+        elif token.type in ("fence", "code_block"):  # an example a claim introduces
+            _code(document.add_paragraph(), token.content.rstrip("\n"))
         elif token.type == "inline":
             if heading is not None:
                 paragraph = document.add_heading("", level=min(heading, 9))

@@ -32,11 +32,14 @@ TERM = "term"  # a definition list's term (an option, a setting, a function): ne
 # (``subprocess.Popen``, with every keyword argument) about 400.
 MAX_TERM_CHARS = 400
 
-# a sentence ends at its closing punctuation before a capital or a digit, at a blank line,
-# and at its closing punctuation before a list item on the next line ("… flags).\n- --ff":
-# the next item of a manual's option list is not part of it)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n{2,}"
-                           r"|(?<=[.!?])[ \t]*\n\s*(?=[-*+•][ \t\n])")
+# a sentence ends at its closing punctuation (and a bracket or quote closing around it:
+# "… -t table.) To specify …") before a capital or a digit, at a blank line (one holding
+# only spaces too: HTML's source indentation stays on the lines trafilatura keeps), and at
+# its closing punctuation before a list item on the next line ("… flags).\n- --ff": the
+# next item of a manual's option list is not part of it)
+_CLOSED = r"(?:(?<=[.!?])|(?<=[.!?][)\]\"'”’]))"
+_SENTENCE_END = re.compile(rf"{_CLOSED}\s+(?=[\"'(\[“‘]?[A-Z0-9])|\n[ \t]*\n\s*"
+                           rf"|{_CLOSED}[ \t]*\n\s*(?=[-*+•][ \t\n])")
 # a list item's marker at the start of a unit ("- ", "* ", "• ")
 _ITEM_MARKER = re.compile(r"[-*+•][ \t\n]+")
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})(.*)$", re.M)
@@ -230,9 +233,20 @@ class ChunkCuts:
 
 
 # ---- writing structured text -------------------------------------------------------------
-def _fence_for(code: str) -> str:
+def fence_for(code: str) -> str:
+    """A backtick fence longer than any run of backticks in ``code``, so no line of it
+    closes the block early."""
     longest = max((len(m.group(0)) for m in re.finditer(r"`{3,}", code)), default=2)
     return "`" * (longest + 1)
+
+
+def code_body(block: str) -> str:
+    """A code block's code: the lines between its fences (the text as it is when it has
+    none)."""
+    lines = block.split("\n")
+    if len(lines) >= 2 and _FENCE.match(lines[0]) and _FENCE.match(lines[-1]):
+        return "\n".join(lines[1:-1])
+    return block
 
 
 ROW_LABEL_SEPARATOR = " — "
@@ -363,7 +377,7 @@ class StructuredText:
         if not lines:
             return
         body = "\n".join(line.rstrip() for line in lines)
-        fence = _fence_for(body)
+        fence = fence_for(body)
         block = f"{fence}{info}\n{body}\n{fence}"
         start = self._append(block)
         self.blocks.append(TextBlock(start, start + len(block), CODE))

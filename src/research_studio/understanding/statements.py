@@ -27,12 +27,25 @@ _VERB_POS = ("VERB", "AUX")
 MIN_STATEMENT_ENGLISH_SHARE = 0.25
 
 
+# question marks of the Latin, full-width (CJK) and Arabic scripts, and what may close
+# around one ("… on?)", "… this?”")
+_QUESTION_MARKS = ("?", "？", "؟")
+_CLOSERS = ")]\"'”’»"
+
+
+def asks(text: str) -> bool:
+    """The text is a question: it ends with a question mark. A source's question ("Now
+    what is a query tree?", a FAQ's heading) introduces its answer and states nothing."""
+    return text.rstrip().rstrip(_CLOSERS).endswith(_QUESTION_MARKS)
+
+
 def states_something(texts: Sequence[str]) -> list[bool]:
-    """Per text: it has a verb. One tagger batch for all; True for every text when the
-    pipeline is not installed."""
+    """Per text: it has a verb and does not ask (``asks``). One tagger batch for all; every
+    text but a question counts when the pipeline is not installed."""
     docs = parse_batch(list(texts), skip=TAGS_ONLY)
-    return [doc is None or not reads_as_english(doc, MIN_STATEMENT_ENGLISH_SHARE)
-            or any(t.pos_ in _VERB_POS for t in doc) for doc in docs]
+    return [not asks(text) and (doc is None or not reads_as_english(doc, MIN_STATEMENT_ENGLISH_SHARE)
+                                or any(t.pos_ in _VERB_POS for t in doc))
+            for text, doc in zip(texts, docs, strict=True)]
 
 
 _SUBJECTS = ("nsubj", "nsubjpass", "csubj", "csubjpass", "expl")

@@ -31,6 +31,7 @@ from research_studio.knowledge.structure import (
     Definition,
     Sentence,
     TextBlock,
+    code_body,
     definitions_from_json,
     in_place,
     sentences,
@@ -94,6 +95,24 @@ def whole_units(source: Source) -> list[Sentence]:
     return [u for u in units if not cut(u)]
 
 
+def introduced_example(text: str, quote_end: int, units: Sequence[Sentence],
+                       max_chars: int) -> str:
+    """The code a quote introduces: the quote ends with a colon ("You can create a
+    replication slot like this:") and the next of ``units`` is a whole code block (one no
+    chunk boundary cut, see ``whole_units``, and closed by its fence) of at most
+    ``max_chars`` characters, with only blank space between. Its code without fences, or
+    "" when there is none: alone, such a sentence announces what the reader asked for and
+    does not show it."""
+    if not text[:quote_end].rstrip().endswith((":", "：")):
+        return ""
+    following = next((u for u in units if u.start >= quote_end), None)
+    if (following is None or following.kind != CODE or len(following.text) > max_chars
+            or text[quote_end:following.start].strip()):
+        return ""
+    body = code_body(following.text)
+    return "" if body == following.text else body  # unclosed: a chunk's end cut it
+
+
 def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], iteration: int,
                         config: ResearchConfig, similarity: SimilarityFn | None = None,
                         ) -> list[Finding]:
@@ -107,7 +126,8 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
     Every sentence of the iteration is embedded in one batch."""
     question = searched_text(sub_question)
     out: list[Finding] = []
-    per_item = [[u for u in whole_units(item.source) if quotable(u)] for item in retrieved]
+    whole = [whole_units(item.source) for item in retrieved]
+    per_item = [[u for u in units if quotable(u)] for units in whole]
     terms = {id(u): term_at(defined, u.start, u.end)
              for item, units in zip(retrieved, per_item, strict=True)
              if (defined := source_terms(item.source)) for u in units}
@@ -136,7 +156,8 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
     prose = [s for candidates in ranked for _, s in candidates if s.kind == "prose"]
     stating = dict(zip((id(s) for s in prose), states_something([s.text for s in prose]),
                        strict=True))
-    for item, units, candidates, count in zip(retrieved, per_item, ranked, wanted, strict=True):
+    for item, every, units, candidates, count in zip(retrieved, whole, per_item, ranked, wanted,
+                                                     strict=True):
         source = item.source
         chosen = [(score, s) for score, s in candidates if stating.get(id(s), True)][:count]
         if not chosen and len(candidates) == len(units):
@@ -152,12 +173,19 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
                 source_id=source["source_id"], quote=sentence.text, quote_start=sentence.start,
                 quote_end=sentence.end, confidence=_confidence(item.rank, min(1.0, score)),
                 relevance=round(score, 3), iteration=iteration, query=item.query,
-                method="extractive", context=terms.get(id(sentence), "")))
+                method="extractive", context=terms.get(id(sentence), ""),
+                **_example(source, sentence.end, every, config)))
     return out
 
 
+def _example(source: Source, quote_end: int, units: Sequence[Sentence],
+             config: ResearchConfig) -> dict[str, str]:
+    example = introduced_example(source.get("text", ""), quote_end, units, config.example_max_chars)
+    return {"example": example} if example else {}
+
+
 async def llm_findings(deps: ResearchDeps, sub_question: SubQuestion, retrieved: list[Retrieved],
-                       iteration: int) -> list[Finding]:
+                       iteration: int, config: ResearchConfig) -> list[Finding]:
     """Model-proposed statements; a quote that cannot be found in its passage is dropped."""
     passages = retrieved[:8]
     context = "\n".join(quote_untrusted(f"passage {i}: {r.source['title']}", r.source["text"], 1200)
@@ -176,6 +204,7 @@ async def llm_findings(deps: ResearchDeps, sub_question: SubQuestion, retrieved:
         if start < 0 or len(proposed.quote.strip()) < 15:
             continue
         quote = proposed.quote.strip()
+        units = whole_units(item.source)
         code = next((u for u in evidence_units(item.source["text"],
                                                blocks=source_blocks(item.source))
                      if u.kind == CODE and u.start <= start < u.end), None)
@@ -189,7 +218,7 @@ async def llm_findings(deps: ResearchDeps, sub_question: SubQuestion, retrieved:
             source_id=item.source["source_id"], quote=quote, quote_start=start,
             quote_end=start + len(quote), confidence=_confidence(item.rank, max(relevance, 0.5)),
             relevance=round(relevance, 3), iteration=iteration, query=item.query, method="llm",
-            context=term))
+            context=term, **_example(item.source, start + len(quote), units, config)))
     return out
 
 
@@ -209,7 +238,7 @@ class ModelFindings:
     async def extract(self, deps: ResearchDeps, sub_question: SubQuestion,
                       retrieved: list[Retrieved], iteration: int,
                       config: ResearchConfig) -> list[Finding]:
-        return (await llm_findings(deps, sub_question, retrieved, iteration)
+        return (await llm_findings(deps, sub_question, retrieved, iteration, config)
                 or await OfflineFindings().extract(deps, sub_question, retrieved, iteration, config))
 
 

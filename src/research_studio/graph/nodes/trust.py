@@ -193,6 +193,7 @@ def extract_claims(fact_sheets: Sequence[FactSheet],
                 # the finding's confidence until score_claim turns it into the claim's
                 "confidence": lead.get("confidence", insight.get("confidence", DEFAULT_CONFIDENCE)),
                 **({"context": lead["context"]} if lead.get("context") else {}),
+                **({"example": lead["example"]} if lead.get("example") else {}),
             })
     return claims
 

@@ -31,7 +31,7 @@ from research_studio.graph.nodes.domain_synthesis import group_by_domain, source
 from research_studio.graph.nodes.schemas import SummaryOutput
 from research_studio.graph.relevance import bridged_claims, claim_relevance, relevant_claims
 from research_studio.graph.text_analysis import content_terms, sentences, similar_text, term_overlap
-from research_studio.knowledge.structure import in_place
+from research_studio.knowledge.structure import fence_for, in_place
 from research_studio.state import MARKERS, Claim, ResearchState, Source, searched_text
 from research_studio.understanding.references import may_refer_to
 from research_studio.understanding.statements import stands_alone
@@ -124,6 +124,19 @@ def claim_text(claim: Claim, sources: dict[str, Source]) -> str:
 def claim_line(claim: Claim, citations: Citations) -> str:
     return (f"{MARKERS[claim['status']]} {claim_text(claim, citations.sources)} "
             f"{citations.cite(claim['source_ids'])}")
+
+
+def example_lines(claim: Claim) -> list[str]:
+    """The code a claim introduces, as a fenced block indented under its line: inside a
+    list item it belongs to the item, and no line of code starts a line of the report (a
+    "## " in it is no heading to a reader of the Markdown's lines). Code is shown as
+    written: a fence runs nothing and escapes nothing."""
+    example = claim.get("example", "")
+    if not example:
+        return []
+    fence = fence_for(example)
+    return [f"  {fence}", *(f"  {line}" if line.strip() else "" for line in example.split("\n")),
+            f"  {fence}"]
 
 
 def section_quotas(sub_questions: list[dict], config: ResearchConfig) -> dict[str, int]:
@@ -222,8 +235,15 @@ def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: C
         lead = next((c for c in fresh if reads_alone(c)), fresh[0] if fresh else None)
         if lead is not None:
             chosen.append(lead)
-    text = " ".join(f"{claim_text(c, citations.sources)} {MARKERS[c['status']]}"
-                    f"{citations.cite(c['source_ids'])}" for c in chosen)
+    paragraphs: list[str] = []
+    running: list[str] = []
+    for claim in chosen:  # a claim's example follows it, between paragraphs
+        running.append(f"{claim_text(claim, citations.sources)} {MARKERS[claim['status']]}"
+                       f"{citations.cite(claim['source_ids'])}")
+        if example := example_lines(claim):
+            paragraphs += [" ".join(running), "\n".join(example)]
+            running = []
+    text = "\n\n".join([*paragraphs, *([" ".join(running)] if running else [])])
     return f"**{_clean(answer.text)}** — {text}" if answer is not None and chosen else text
 
 
@@ -460,7 +480,8 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
             if len(claims_by_sq) > 1:
                 lines += [f"### {_clean(sq['question_text'])}", ""]
             if shown:
-                lines += [f"- {claim_line(c, citations)}" for c in answer_order(shown, relevance)]
+                for claim in answer_order(shown, relevance):
+                    lines += [f"- {claim_line(claim, citations)}", *example_lines(claim)]
             elif (home := listed_elsewhere(sq, shown_by_sq, part_of_finding)) is not None:
                 lines.append(f"- Its evidence is listed under “{_clean(home['question_text'])}”.")
             else:

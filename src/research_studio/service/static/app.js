@@ -746,11 +746,13 @@ function sourceItem(source) {
     source.cited ? null : el('span', { className: 'source-flag', text: 'not cited' }));
 }
 
-// Tiny Markdown subset: headings, paragraphs, bullet/numbered lists, rules, **bold**.
+// Tiny Markdown subset: headings, paragraphs, bullet/numbered lists, rules, **bold**, and
+// fenced code (the example a claim introduces, indented under its list item or not).
 function renderMarkdown(markdown) {
   const blocks = [];
   let paragraph = [];
   let list = null;
+  let code = null; // {fence, lines, inItem} while inside a fenced block
   const endBlock = () => {
     if (paragraph.length) blocks.push(renderInline(el('p'), paragraph.join(' ')));
     paragraph = [];
@@ -758,6 +760,26 @@ function renderMarkdown(markdown) {
   };
   for (const raw of markdown.replace(/\r\n?/g, '\n').split('\n')) {
     const line = raw.trim();
+    if (code) {
+      if (line.startsWith(code.fence[0]) && /^(`+|~+)$/.test(line) && line.length >= code.fence.length) {
+        const pre = el('pre', { className: 'example' });
+        pre.append(el('code', { text: code.lines.join('\n') }));
+        if (code.inItem) list.lastElementChild.append(pre);
+        else blocks.push(pre);
+        code = null;
+      } else {
+        code.lines.push(raw.slice(Math.min(code.indent, raw.length - raw.trimStart().length)));
+      }
+      continue;
+    }
+    const fence = /^(`{3,}|~{3,})/.exec(line);
+    if (fence) {
+      const indent = raw.length - raw.trimStart().length;
+      const inItem = Boolean(list && indent >= 2);
+      if (!inItem) endBlock();
+      code = { fence: fence[1], lines: [], indent, inItem };
+      continue;
+    }
     const heading = /^(#{1,6})\s+(.*)$/.exec(line);
     const item = /^(?:([-*+])|\d+[.)])\s+(.*)$/.exec(line);
     if (!line) {
@@ -783,6 +805,12 @@ function renderMarkdown(markdown) {
       if (list) endBlock();
       paragraph.push(line);
     }
+  }
+  if (code) { // a fence left open runs to the end, as in CommonMark
+    const pre = el('pre', { className: 'example' });
+    pre.append(el('code', { text: code.lines.join('\n') }));
+    if (code.inItem) list.lastElementChild.append(pre);
+    else blocks.push(pre);
   }
   endBlock();
   return blocks;
