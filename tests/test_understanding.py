@@ -1481,6 +1481,11 @@ def test_a_group_that_is_not_asked_of_each_member_stays_whole(embed, question, m
     # the parse reads "tag" as the object of "build"
     ("How do I build, tag and push a container image?",
      [f"How do I {action} a container image?" for action in ("build", "tag", "push")]),
+    # a later action done to what a pronoun stands for; a name the tagger reads as a verb
+    ("How do I export a table with psql and import it?",
+     ["How do I export a table with psql?", "How do I import a table?"]),
+    ("How do I install nginx and configure it for HTTPS?",
+     ["How do I install nginx?", "How do I configure nginx for HTTPS?"]),
 ])
 def test_coordinated_actions_are_asked_one_by_one(embed, question, actions):
     structure, texts = plan_of(question, embed)

@@ -301,6 +301,13 @@ def _bare_verbs(words: list[Token]) -> list[list[Token]]:
     return [[first], *([t] for t in listed)]
 
 
+def _names_something(token: Token) -> bool:
+    """A word of an action that says what it is done to: a noun, or its object whatever
+    its tag: a pronoun ("restore it", which ``resolve_pronouns`` words as what "it" stands
+    for) or a name the small tagger reads as a verb ("install nginx")."""
+    return token.pos_ in ("NOUN", "PROPN") or token.dep_ in ("dobj", "obj")
+
+
 def _shared_object(text: str, words: list[list[Token]]) -> str:
     """The last action's object with the space before it (" a web service"), when every
     other action is a verb alone, with its particle at most ("set up"); else empty."""
@@ -373,7 +380,7 @@ def per_action(text: str, span: Span, referent: str = "") -> list[str]:
         prefix = text[span.start_char:verb.idx]
         # a passive's subject is what each action is done to ("How are vaccines developed
         # and tested?")
-        if not _passive(verb) and any(not any(t.pos_ in ("NOUN", "PROPN") for t in w) for w in words):
+        if not _passive(verb) and any(not any(_names_something(t) for t in w) for w in words):
             # "How should a team deploy, monitor and roll back a service?": the last
             # action's object is every bare action's
             shared = _shared_object(text, words)
