@@ -56,6 +56,12 @@ def test_a_name_after_a_dash_or_a_bullet_stays_a_name():
 
 def test_entities_keep_their_inner_words_and_hyphens():
     assert entities("Chang Kia-ngau.") == ["Chang Kia-ngau"]
+    # a word a hyphen joins to a name describes by it; a capitalised name the tagger reads
+    # as an adverb stays a name ("PostgreSQL" gave "implemented" alone)
+    assert names_in_texts(["The SQL standard and PostgreSQL-implemented transaction isolation "
+                           "levels are described in Table 13.1.",
+                           "The Paris-based firm sold it."]) == [["SQL", "PostgreSQL", "Table"],
+                                                                  ["Paris"]]
     found = entities("In 1990 the University of Oxford met the United States.")
     assert "University of Oxford" in found and "United States" in found
 

@@ -259,9 +259,20 @@ def test_the_real_postgresql_pages():
     assert "    INDEX_CLEANUP { AUTO | ON | OFF }\n" in synopsis
     settings = _load(PG_HTML / "runtime-config-resource.html")
     for needle, term in [("The default value is four megabytes", "work_mem (integer)"),
-                         ("The default value is\n        2.0", "hash_mem_multiplier (floating point)")]:
+                         ("The default value is 2.0", "hash_mem_multiplier (floating point)")]:
         start = settings.text.index(needle)
         assert term_at(settings.definitions, start, start + len(needle)) == term
+    # the page's blocks are paragraphs of the text, its source's line wrapping is not kept:
+    # a reference page's title, synopsis and description are three units, not one sentence
+    dump = _load(PG_HTML / "app-pgdump.html")
+    units = [u.text for u in evidence_units(dump.text, blocks=dump.blocks)]
+    assert units[:3] == [
+        "pg_dump — extract a PostgreSQL database into a script file or other archive file",
+        "pg_dump [connection-option...] [option...] [dbname]",
+        "pg_dump is a utility for backing up a PostgreSQL database."]
+    restore = _load(PG_HTML / "backup-dump.html")
+    assert "\n" not in next(u.text for u in evidence_units(restore.text, blocks=restore.blocks)
+                            if u.text.startswith("Text files created by pg_dump are intended"))
 
 
 # ---- Markdown and DOCX -----------------------------------------------------------------------
@@ -560,3 +571,39 @@ def test_a_sentence_ending_in_a_colon_carries_the_commands_it_announces(tmp_path
             [Retrieved(source, 0, "restore dump")], 0, ResearchConfig(findings_per_result=6))
         assert any(f["quote"].startswith("To restore the dump") for f in found)
         assert not any("example" in f for f in found), tail
+
+
+# modelled on the Git manual's git-pull.html: a "Note" box laid out as a table of two
+# cells, inside an option's description
+NOTE_PAGE = """<html><head><title>git-pull(1)</title></head><body>
+<div class="dlist"><dl>
+<dt class="hdlist1">--rebase</dt>
+<dd><p>When true, rebase the current branch on top of the upstream
+        branch after fetching.</p>
+<div class="admonitionblock"><table><tr>
+<td class="icon"><div class="title">Note</div></td>
+<td class="content">This is a potentially <em>dangerous</em> mode of operation.
+It rewrites history.</td>
+</tr></table></div>
+</dd>
+</dl></div>
+<p>There is no way to
+determine or declare that a branch will be made available in a repository with this
+behavior; the pulling user simply must know this is the expected usage pattern.</p>
+</body></html>"""
+
+
+def test_a_pages_prose_is_laid_out_as_a_browser_shows_it(tmp_path):
+    """Source line wrapping is layout, not text; a box's label and its text are two words."""
+    path = tmp_path / "git-pull.html"
+    path.write_text(NOTE_PAGE, encoding="utf-8")
+    doc = _load(path)
+    units = [u.text for u in evidence_units(doc.text, blocks=doc.blocks)]
+    assert "When true, rebase the current branch on top of the upstream branch after fetching." in units
+    assert not any("NoteThis" in u or "\n" in u for u in units), units
+    assert any(u.endswith("This is a potentially dangerous mode of operation.") for u in units)
+    assert ("There is no way to determine or declare that a branch will be made available in a "
+            "repository with this behavior; the pulling user simply must know this is the "
+            "expected usage pattern.") in units
+    start = doc.text.index("It rewrites history.")
+    assert term_at(doc.definitions, start, start + 5) == "--rebase"

@@ -33,7 +33,10 @@ from research_studio.knowledge.structure import (
 _XML_BLOCKS = frozenset({"p", "list", "item", "head", "quote", "lb", "table", "row"})
 _HTML_BLOCKS = frozenset({"p", "div", "br", "li", "ul", "ol", "dl", "dt", "dd", "pre",
                           "blockquote", "table", "tr", "h1", "h2", "h3", "h4", "h5", "h6"})
+# HTML block elements that are not trafilatura's own, when its XML keeps one
+_STRAY_HTML_BLOCKS = (_HTML_BLOCKS | {"td", "th"}) - _XML_BLOCKS - {"br", "pre", "table"}
 _MAX_SPAN = 100  # a colspan or rowspan beyond this is an error in the page
+_ONE_SPACE = re.compile(r"\s+")
 # A table holding another table, or a cell this long, lays out a page rather than holding
 # data: it is left as trafilatura renders it (its cells would otherwise run together).
 _LAYOUT_CELL_CHARS = 2000
@@ -252,6 +255,7 @@ def render_html(html: str) -> RenderedPage:
         page_tables.setdefault(_squeeze(table.text_content()),
                                None if layout else table_statements(_html_table_rows(table)))
     _flatten_inline_code(tree)
+    _pad_cells(tree)
     document = trafilatura.bare_extraction(tree, include_comments=False, favor_recall=True)
     body = getattr(document, "body", None)
     if body is None:
@@ -281,8 +285,11 @@ def render_html(html: str) -> RenderedPage:
         raw = preformatted.get(_squeeze("".join(element.itertext())))
         if raw is not None and raw.strip():
             place(element, CODE, raw)
+    _prose_layout(body)
     marks = _mark_definitions(body, nonce)
-    flat = xmltotxt(body, include_formatting=False)
+    # a line of the extracted text is a block of the page (a heading, a paragraph, a
+    # command synopsis, a list item): a paragraph of the text
+    flat = re.sub(r"[ \t]*\n[ \t\n]*", "\n\n", xmltotxt(body, include_formatting=False))
     out = StructuredText()
     position = 0
     for match in re.finditer(rf"Z{nonce}B(\d+)Q", flat):
@@ -295,6 +302,37 @@ def render_html(html: str) -> RenderedPage:
         position = match.end()
     out.marked_prose(unicodedata.normalize("NFC", flat[position:]), marks)
     return RenderedPage(out.text(), out.blocks, out.definitions)
+
+
+def _pad_cells(tree: Any) -> None:
+    """A space at both ends of every table cell's text: where trafilatura flattens a table
+    that lays out a box (a Git manual's "Note" beside its text), it joins the cells' text
+    without the whitespace between them ("… for a branch.NoteThere is a difference")."""
+    for cell in tree.iter("td", "th"):
+        cell.text = " " + (cell.text or "")
+        if len(cell):
+            cell[-1].tail = (cell[-1].tail or "") + " "
+        else:
+            cell.text += " "
+
+
+def _prose_layout(body: Any) -> None:
+    """The blocks of trafilatura's XML as a browser lays them out. Whitespace is shown as
+    one space: pages wrap their source lines anywhere ("database called\n   newdb"), so a
+    line break inside a paragraph is layout, and only the breaks between blocks are left.
+    An HTML block element trafilatura left in its XML (the cell of a Git manual's "Note"
+    box) is a paragraph: its text was run into the label before it ("NoteThis is a
+    potentially dangerous mode")."""
+    for element in body.iter():
+        if element.tag in _STRAY_HTML_BLOCKS:
+            element.tag = "p"
+        for slot in ("text", "tail"):
+            value = getattr(element, slot)
+            if value:
+                setattr(element, slot, _ONE_SPACE.sub(" ", value))
+        if element.tag in _XML_BLOCKS - {"lb"} and (element.tail or "").strip():
+            # text after a block starts a line of its own ("… for a branch." and "Note")
+            element.tail = "\n" + element.tail.lstrip()
 
 
 def _flatten_inline_code(tree: Any) -> None:

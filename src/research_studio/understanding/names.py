@@ -90,7 +90,8 @@ def _runs(doc: Doc) -> list[list[Token]]:
         if token.i in dated or not any(ch.isalpha() for ch in token.text):
             return bool(run) and token.text == "-" and not run[-1].whitespace_  # "Kia-ngau"
         if run and run[-1].text == "-" and not run[-1].whitespace_:
-            return True
+            # "Kia-ngau" goes on; "Paris-based", "PostgreSQL-implemented" describe by a name
+            return token.text[:1].isupper() or token.pos_ not in ("VERB", "ADJ")
         return token.text[:1].isupper()
 
     runs: list[list[Token]] = []
@@ -99,8 +100,13 @@ def _runs(doc: Doc) -> list[list[Token]]:
         if token is not None and part_of_name(token, run):
             run.append(token)
             continue
-        while run and (run[0].pos_ in _FUNCTION_WORDS or not any(ch.isalpha() for ch in run[0].text)
-                       or _opening_verb(run[0], named)):
+        # a function word opening the run is left out when it is one (a stop word) or only
+        # capitalised for its place; a name opens with a capital or inside a recognised
+        # name: "PostgreSQL-implemented", "PostgreSQL" tagged an adverb, gave "implemented"
+        while run and ((run[0].pos_ in _FUNCTION_WORDS and (run[0].is_stop or _opens_sentence(run[0])))
+                       or not any(ch.isalpha() for ch in run[0].text)
+                       or _opening_verb(run[0], named)
+                       or (run[0].i not in named and not any(ch.isupper() for ch in run[0].text))):
             run.pop(0)
         while run and not any(ch.isalpha() for ch in run[-1].text):
             run.pop()  # closing punctuation, or a year the recogniser put inside a name
