@@ -607,3 +607,24 @@ def test_a_pages_prose_is_laid_out_as_a_browser_shows_it(tmp_path):
             "expected usage pattern.") in units
     start = doc.text.index("It rewrites history.")
     assert term_at(doc.definitions, start, start + 5) == "--rebase"
+
+
+def test_a_reference_page_is_titled_by_its_title_not_by_a_boxs_label(tmp_path):
+    """A PostgreSQL reference page has no top heading; its "Warning" box's label is not
+    what the page is about (33 pages of the PostgreSQL and Git manuals were titled
+    "Warning", "Note", "Caution" or "Tip", and two such pages read as about one thing)."""
+    page = """<html><head><title>pg_dump</title></head><body><div class="refentry">
+    <div class="refnamediv"><h2><span class="refentrytitle">pg_dump</span></h2>
+    <p>pg_dump — extract a PostgreSQL database into a script file</p></div>
+    <div class="refsect1"><h2>Description</h2><p>pg_dump is a utility for backing up a
+    PostgreSQL database. It makes consistent backups even if the database is being used
+    concurrently.</p>
+    <div class="warning"><h3 class="title">Warning</h3><p>Restoring a dump runs its SQL.</p>
+    </div></div></div></body></html>"""
+    path = tmp_path / "app-pgdump.html"
+    path.write_text(page, encoding="utf-8")
+    assert _load(path).title == "pg_dump"
+    # a heading that names the page, in other words than its <title>, is kept
+    path.write_text(page.replace("<title>pg_dump</title>", "<title>PostgreSQL: pg_dump</title>")
+                    .replace('<div class="warning">', "<h1>pg_dump reference</h1><div>"), encoding="utf-8")
+    assert _load(path).title == "pg_dump reference"

@@ -161,7 +161,10 @@ def _drop_permalinks(tree: Any) -> None:
 
 def page_title(html: str) -> str:
     """The page's title as trafilatura reads it (its heading, else its <title>), without
-    a permalink symbol; "" without one."""
+    a permalink symbol; "" without one. A heading that shares no word with the page's
+    <title> is not the page's: on a reference page without a top heading trafilatura
+    takes a box's label ("Warning", "Note": 33 of the PostgreSQL and Git manuals' pages),
+    and the <title> ("pg_dump") is what the page is about."""
     import trafilatura
 
     tree = trafilatura.load_html(html)
@@ -169,7 +172,16 @@ def page_title(html: str) -> str:
         return ""
     _drop_permalinks(tree)
     metadata = trafilatura.extract_metadata(tree)
-    return (metadata.title or "") if metadata else ""
+    heading = (metadata.title or "") if metadata else ""
+    element = tree.find(".//title")
+    declared = " ".join(element.text_content().split()) if element is not None else ""
+    if heading and declared and not _words(heading) & _words(declared):
+        return declared
+    return heading
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
 
 
 @dataclass(frozen=True)
