@@ -62,6 +62,8 @@ def test_entities_keep_their_inner_words_and_hyphens():
                            "levels are described in Table 13.1.",
                            "The Paris-based firm sold it."]) == [["SQL", "PostgreSQL", "Table"],
                                                                   ["Paris"]]
+    # a name ends before a bracket it opens and does not close
+    assert "git-rerere(1" not in names_in_texts(["git-rerere(1) Manual Page: This command helps."])[0]
     found = entities("In 1990 the University of Oxford met the United States.")
     assert "University of Oxford" in found and "United States" in found
 

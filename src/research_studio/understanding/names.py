@@ -121,10 +121,18 @@ def names_in_doc(text: str, doc: Doc) -> list[str]:
     """Every name of ``doc`` (read from ``text``) in reading order, repeats included."""
     found = []
     for run in _runs(doc):
-        name = " ".join(text[run[0].idx:run[-1].idx + len(run[-1].text)].split())
+        name = _balanced(" ".join(text[run[0].idx:run[-1].idx + len(run[-1].text)].split()))
         if len(name) >= 2 and not name.isdigit():
             found.append(name)
     return found
+
+
+def _balanced(name: str) -> str:
+    """The name before a bracket it opens and does not close: the recogniser ends
+    "git-rerere(1) Manual Page" at "git-rerere(1"."""
+    while name.count("(") > name.count(")"):
+        name = name[:name.rindex("(")].rstrip()
+    return name
 
 
 def names_in_texts(texts: Sequence[str]) -> list[list[str]]:
