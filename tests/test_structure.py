@@ -413,6 +413,21 @@ def test_a_model_quote_inside_a_code_block_is_quoted_as_the_block():
                                          ResearchConfig()))
     assert finding["quote"] == block
     assert text[finding["quote_start"]:finding["quote_end"]] == block
+    # a model's quote that announces the block carries it as its example, as offline
+    announced = text.replace("dead tuples.", "dead tuples, with these options:")
+    reply = json.dumps({"findings": [{"statement": "VACUUM reclaims the storage of dead tuples.",
+                                      "quote": "VACUUM reclaims storage occupied by dead tuples, "
+                                               "with these options:", "source_number": 1}]})
+    coordinator = ModelCoordinator(ModelSettings(models={"embedded": ModelSpec(capability="strong")}),
+                                   chat_models={"embedded": scripted(reply)})
+    deps = ResearchDeps(coordinator=coordinator, kb=None, web=WebSettings(provider="none"))
+    shifted = len(announced) - len(text)
+    [finding] = asyncio.run(llm_findings(
+        deps, _sub_question("What options does VACUUM take?"),
+        [Retrieved({**source, "text": announced,
+                    "blocks": [[s + shifted, e + shifted, k] for s, e, k in source["blocks"]]},
+                   0, "vacuum options")], 0, ResearchConfig()))
+    assert finding["example"] == block.split("\n", 1)[1].rsplit("\n", 1)[0]
 
 
 # modelled on a Git manual page's option list (a definition list of options)

@@ -195,6 +195,7 @@ async def llm_findings(deps: ResearchDeps, sub_question: SubQuestion, retrieved:
         user=f"Sub-question: {sub_question['question_text']}\n\n{context}",
         fallback=lambda: FindingsOutput(findings=[]))
     out: list[Finding] = []
+    whole: dict[int, list[Sentence]] = {}  # per passage, its units no chunk boundary cut
     for proposed in result.value.findings:
         index = proposed.source_number - 1
         if not 0 <= index < len(passages):
@@ -204,7 +205,8 @@ async def llm_findings(deps: ResearchDeps, sub_question: SubQuestion, retrieved:
         if start < 0 or len(proposed.quote.strip()) < 15:
             continue
         quote = proposed.quote.strip()
-        units = whole_units(item.source)
+        if index not in whole:
+            whole[index] = whole_units(item.source)
         code = next((u for u in evidence_units(item.source["text"],
                                                blocks=source_blocks(item.source))
                      if u.kind == CODE and u.start <= start < u.end), None)
@@ -218,7 +220,7 @@ async def llm_findings(deps: ResearchDeps, sub_question: SubQuestion, retrieved:
             source_id=item.source["source_id"], quote=quote, quote_start=start,
             quote_end=start + len(quote), confidence=_confidence(item.rank, max(relevance, 0.5)),
             relevance=round(relevance, 3), iteration=iteration, query=item.query, method="llm",
-            context=term, **_example(item.source, start + len(quote), units, config)))
+            context=term, **_example(item.source, start + len(quote), whole[index], config)))
     return out
 
 
