@@ -1051,6 +1051,11 @@ def test_connections_name_entities_in_the_shown_evidence_never_source_ids():
     report = run(write_node, state, make_deps())["report_markdown"]
     connections = section(report, "Connections across sub-questions")
     assert connections.strip() == (f"- Moon links “{QUESTION}”; “Why do coral reefs bleach?”.")
+    # a name that every section it links asks about is no news to the reader
+    state["sub_questions"][1]["question_text"] = "Why do coral reefs bleach under the Moon?"
+    state["sub_questions"][0]["question_text"] = "What causes ocean tides under the Moon?"
+    report = run(write_node, state, make_deps())["report_markdown"]
+    assert "## Connections across sub-questions" not in report
 
 
 def test_capable_writer_drops_sentences_without_a_claim_citation():

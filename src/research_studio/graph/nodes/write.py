@@ -340,7 +340,9 @@ def connections(patterns: list[dict], shown_by_sq: list[tuple[dict, list[Claim]]
                 limit: int = 5) -> list[str]:
     """Entities that the shown evidence of several sections names, with those sections.
     A source shared by sections is provenance (the Sources list has it), not a connection
-    a reader can use, so only named entities are listed."""
+    a reader can use, so only named entities are listed; so is a name every section it
+    links asks about ("VACUUM FULL links “What is the difference between VACUUM and VACUUM
+    FULL?”; “What is known about VACUUM FULL?”"): the plan already says so."""
     shown_text = {sq["sub_question_id"]: " ".join(c["text"] for c in shown) for sq, shown in shown_by_sq}
     asked = {sq["sub_question_id"]: sq["question_text"] for sq, _ in shown_by_sq}
     lines = []
@@ -349,7 +351,7 @@ def connections(patterns: list[dict], shown_by_sq: list[tuple[dict, list[Claim]]
             continue
         name = pattern["value"]
         parts = [asked[d] for d in pattern["domains"] if name in shown_text.get(d, "")]
-        if len(parts) >= 2:
+        if len(parts) >= 2 and not all(name.lower() in part.lower() for part in parts):
             lines.append(f"- {_clean(name)} links " + "; ".join(f"“{_clean(p)}”" for p in parts) + ".")
     return lines[:limit]
 
