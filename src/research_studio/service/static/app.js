@@ -752,7 +752,14 @@ function renderMarkdown(markdown) {
   const blocks = [];
   let paragraph = [];
   let list = null;
-  let code = null; // {fence, lines, inItem} while inside a fenced block
+  let code = null; // {fence, lines, indent, inItem} while inside a fenced block
+  const endCode = () => {
+    const pre = el('pre', { className: 'example' });
+    pre.append(el('code', { text: code.lines.join('\n') }));
+    if (code.inItem) list.lastElementChild.append(pre);
+    else blocks.push(pre);
+    code = null;
+  };
   const endBlock = () => {
     if (paragraph.length) blocks.push(renderInline(el('p'), paragraph.join(' ')));
     paragraph = [];
@@ -762,11 +769,7 @@ function renderMarkdown(markdown) {
     const line = raw.trim();
     if (code) {
       if (line.startsWith(code.fence[0]) && /^(`+|~+)$/.test(line) && line.length >= code.fence.length) {
-        const pre = el('pre', { className: 'example' });
-        pre.append(el('code', { text: code.lines.join('\n') }));
-        if (code.inItem) list.lastElementChild.append(pre);
-        else blocks.push(pre);
-        code = null;
+        endCode();
       } else {
         code.lines.push(raw.slice(Math.min(code.indent, raw.length - raw.trimStart().length)));
       }
@@ -806,12 +809,7 @@ function renderMarkdown(markdown) {
       paragraph.push(line);
     }
   }
-  if (code) { // a fence left open runs to the end, as in CommonMark
-    const pre = el('pre', { className: 'example' });
-    pre.append(el('code', { text: code.lines.join('\n') }));
-    if (code.inItem) list.lastElementChild.append(pre);
-    else blocks.push(pre);
-  }
+  if (code) endCode(); // a fence left open runs to the end, as in CommonMark
   endBlock();
   return blocks;
 }
