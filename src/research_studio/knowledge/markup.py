@@ -35,6 +35,8 @@ _HTML_BLOCKS = frozenset({"p", "div", "br", "li", "ul", "ol", "dl", "dt", "dd", 
                           "blockquote", "table", "tr", "h1", "h2", "h3", "h4", "h5", "h6"})
 # HTML block elements that are not trafilatura's own, when its XML keeps one
 _STRAY_HTML_BLOCKS = (_HTML_BLOCKS | {"td", "th"}) - _XML_BLOCKS - {"br", "pre", "table"}
+# trafilatura's blocks that text after them starts a line after (a line break has its own)
+_LINE_ENDING_BLOCKS = _XML_BLOCKS - {"lb"}
 _MAX_SPAN = 100  # a colspan or rowspan beyond this is an error in the page
 _ONE_SPACE = re.compile(r"\s+")
 # A table holding another table, or a cell this long, lays out a page rather than holding
@@ -342,7 +344,7 @@ def _prose_layout(body: Any) -> None:
             value = getattr(element, slot)
             if value:
                 setattr(element, slot, _ONE_SPACE.sub(" ", value))
-        if element.tag in _XML_BLOCKS - {"lb"} and (element.tail or "").strip():
+        if element.tag in _LINE_ENDING_BLOCKS and (element.tail or "").strip():
             # text after a block starts a line of its own ("… for a branch." and "Note")
             element.tail = "\n" + element.tail.lstrip()
 
