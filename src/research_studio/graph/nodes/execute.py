@@ -49,8 +49,8 @@ def _kb_search(deps: ResearchDeps, task: Task, k: int, sq_id: str) -> list[Retri
             source["blocks"] = [[b.start, b.end, b.kind] for b in hit.blocks]
         if hit.copy_of:
             source["copy_of"] = hit.copy_of
-        if hit.terms:
-            source["terms"] = [[d.start, d.end, d.term] for d in hit.terms]
+        if hit.terms:  # already relative to the chunk's text, as a web span's are made
+            source["terms"] = definition_rows(hit.terms, 0, len(hit.text))
         out.append(Retrieved(source, rank, task.query))
     return out
 
