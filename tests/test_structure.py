@@ -643,3 +643,31 @@ def test_a_reference_page_is_titled_by_its_title_not_by_a_boxs_label(tmp_path):
     path.write_text(page.replace("<title>pg_dump</title>", "<title>PostgreSQL: pg_dump</title>")
                     .replace('<div class="warning">', "<h1>pg_dump reference</h1><div>"), encoding="utf-8")
     assert _load(path).title == "pg_dump reference"
+
+
+STEPS_PAGE = """<html><head><title>Upgrading</title></head><body><div class="procedure">
+<h1>Upgrading a cluster</h1><p>Follow these steps to upgrade a cluster with standby servers.</p>
+<ol><li><p>Prepare the new cluster.</p>
+<ol class="substeps"><li class="step"><p class="title"><strong>Configure streaming replication
+and log-shipping standby servers</strong></p><p>Configure the servers for log shipping.
+Replication slots are not copied and must be recreated.</p></li></ol></li>
+<li class="step"><p class="title"><strong>Restore <code>pg_hba.conf</code></strong></p><p>If
+you modified pg_hba.conf, restore its original settings.</p></li>
+<li>Signal handlers <p>Continue the process if it is currently stopped</p>Availability: Unix.</li>
+</ol><p>The upgrade is then complete for every server of the cluster.</p></div></body></html>"""
+
+
+def test_each_block_of_a_list_item_is_a_line_of_its_own(tmp_path):
+    """trafilatura runs a list item's paragraphs into one line: a step's title (which has
+    no full stop) ran into the step's first sentence, nested or not."""
+    path = tmp_path / "pgupgrade.html"
+    path.write_text(STEPS_PAGE, encoding="utf-8")
+    doc = _load(path)
+    units = [u.text for u in evidence_units(doc.text, blocks=doc.blocks)]
+    assert "Configure the servers for log shipping." in units, units
+    assert "If you modified pg_hba.conf, restore its original settings." in units, units
+    assert not any("standby servers Configure" in u or "stopped Availability" in u for u in units), units
+    lines = doc.text.split("\n\n")
+    assert "Configure streaming replication and log-shipping standby servers" in {
+        line.strip(" -") for line in lines}, lines
+    assert "Availability: Unix." in lines

@@ -37,6 +37,8 @@ _HTML_BLOCKS = frozenset({"p", "div", "br", "li", "ul", "ol", "dl", "dt", "dd", 
 _STRAY_HTML_BLOCKS = (_HTML_BLOCKS | {"td", "th"}) - _XML_BLOCKS - {"br", "pre", "table"}
 # trafilatura's blocks that text after them starts a line after (a line break has its own)
 _LINE_ENDING_BLOCKS = _XML_BLOCKS - {"lb"}
+# the blocks an item's text is laid out in (a nested list starts its own line already)
+_ITEM_BLOCKS = frozenset({"p", "head", "quote", "table"})
 _MAX_SPAN = 100  # a colspan or rowspan beyond this is an error in the page
 _ONE_SPACE = re.compile(r"\s+")
 # A table holding another table, or a cell this long, lays out a page rather than holding
@@ -347,6 +349,27 @@ def _prose_layout(body: Any) -> None:
         if element.tag in _LINE_ENDING_BLOCKS and (element.tail or "").strip():
             # text after a block starts a line of its own ("… for a branch." and "Note")
             element.tail = "\n" + element.tail.lstrip()
+    for item in list(body.iter("item")):
+        _item_lines(item)
+
+
+def _item_lines(item: Any) -> None:
+    """Each block of a list item on a line of its own. trafilatura runs an item's blocks
+    into one line, so a step's title ran into its first sentence ("Configure streaming
+    replication and log-shipping standby servers Configure the servers for log shipping.");
+    a line break (``lb``, which it keeps inside an item) before and after each block
+    keeps them apart."""
+    from lxml import etree
+
+    for block in [child for child in item if child.tag in _ITEM_BLOCKS]:
+        before = block.getprevious()
+        if (before is not None and before.tag != "lb") or (before is None and (item.text or "").strip()):
+            block.addprevious(etree.Element("lb"))
+        after = block.getnext()
+        if (after is not None and after.tag != "lb") or (block.tail or "").strip():
+            line_break = etree.Element("lb")
+            line_break.tail, block.tail = block.tail, None
+            block.addnext(line_break)
 
 
 def _flatten_inline_code(tree: Any) -> None:
