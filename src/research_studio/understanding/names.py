@@ -108,13 +108,22 @@ def _runs(doc: Doc) -> list[list[Token]]:
                        or _opening_verb(run[0], named)
                        or (run[0].i not in named and not any(ch.isupper() for ch in run[0].text))):
             run.pop(0)
+        numbered = False
         while run and not any(ch.isalpha() for ch in run[-1].text):
+            numbered = numbered or run[-1].like_num
             run.pop()  # closing punctuation, or a year the recogniser put inside a name
-        if run and not (len(run) == 1 and run[0].i not in named and _opens_sentence(run[0])
-                        and run[0].pos_ != "PROPN"):
+        if run and not (len(run) == 1 and run[0].pos_ != "PROPN"
+                        and ((run[0].i not in named and _opens_sentence(run[0])) or numbered)) \
+                and not _written_onto_a_number(run[0]):
             runs.append(run)
         run = []
     return runs
+
+
+def _written_onto_a_number(token: Token) -> bool:
+    """A word written onto a number is its unit ("40MB", "10ms"), not a name."""
+    before = token.doc[token.i - 1] if token.i > 0 else None
+    return before is not None and before.like_num and not before.whitespace_
 
 
 def names_in_doc(text: str, doc: Doc) -> list[str]:
