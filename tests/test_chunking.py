@@ -52,3 +52,18 @@ def test_bad_parameters_are_refused():
         chunk_spans("abc", 0, 0)
     with pytest.raises(ValueError):
         chunk_spans("abc", 10, 10)
+
+
+def test_a_line_ending_in_a_colon_stays_with_what_it_announces():
+    """A chunk that ends after "To restore the dump into a new database called newdb:"
+    leaves the commands to the next chunk, which starts inside that sentence; the break
+    is taken before the announcing line, so one chunk holds both whole."""
+    lead = "Dumps are written by pg_dump and read back by psql. " * 9
+    announcing = "To restore the dump into a new database called newdb:"
+    code = "```\n$ createdb -T template0 newdb\n$ pg_restore -d newdb db.dump\n```"
+    text = (f"{lead.strip()}\n\nEarlier paragraph of the page.\n\n{announcing}\n\n{code}\n\n"
+            + "More text here. " * 30)
+    spans = chunk_spans(text, size=len(lead) + 120, overlap=40)
+    pieces = [text[s.start:s.end] for s in spans]
+    assert not any(p.endswith(":") for p in pieces), pieces
+    assert any(f"{announcing}\n\n{code}" in p for p in pieces), pieces

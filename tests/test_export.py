@@ -101,6 +101,34 @@ def test_an_example_under_a_claim_is_exported_as_code_with_its_lines():
                for p in coded)
 
 
+LIST_REPORT = """# Localization
+
+## Findings by sub-question
+
+- ✓ PostgreSQL supports two localization facilities: [S1]
+  - Using the locale features of the operating system.
+  - Providing a number of different character sets.
+- ✓ A locale is chosen when the cluster is initialized. [S1]
+
+## Sources
+
+- [S1] Localization — charset.html (chunk c1, characters 0–120)
+"""
+
+
+def test_the_list_a_claim_introduces_is_exported_nested_under_it():
+    import docx
+
+    result = {**RESULT, "report_markdown": LIST_REPORT}
+    page = export_report(result, "html").decode("utf-8")
+    assert re.search(r"<li>✓ PostgreSQL supports two localization facilities: <a [^>]+>\[S1\]</a>"
+                     r"\s*<ul>\s*<li>Using the locale features", page), page
+    document = docx.Document(io.BytesIO(export_report(result, "docx")))
+    styles = [(p.style.name, p.text[:20]) for p in document.paragraphs if p.text.strip()]
+    assert ("List Bullet 2", "Using the locale fea") in styles, styles
+    assert ("List Bullet", "✓ A locale is chosen") in styles, styles
+
+
 def test_pdf_export_reads_back_with_internal_links():
     pytest.importorskip("weasyprint", reason="the optional 'pdf' extra is not installed")
     import pypdf

@@ -1229,6 +1229,23 @@ def test_an_example_a_claim_introduces_is_shown_under_it_as_written():
     assert "Rising sea temperatures cause coral bleaching. ⚠[S3]" in answer.split("  ````")[-1]
 
 
+def test_the_list_a_claim_introduces_is_nested_under_it():
+    """"PostgreSQL supports two localization facilities:" says nothing without the two:
+    they are shown as a list nested under the claim's item, and after it in the answer,
+    as text (HTML in an item is escaped like the claim's)."""
+    state = write_state()
+    introduces = "Tides have two main causes:"
+    items = ["The pull of the Moon.", "The pull of the Sun <b>and</b> the rotation."]
+    state["claims"][0] = {**state["claims"][0], "text": introduces, "list_items": items}
+    report = run(write_node, state, make_deps())["report_markdown"]
+    nested = ["  - The pull of the Moon.", "  - The pull of the Sun &lt;b&gt;and&lt;/b&gt; the rotation."]
+    findings = section(report, "Findings by sub-question").split("\n")
+    at = findings.index(f"- ✓✓ {introduces} [S1][S2]")
+    assert findings[at + 1:at + 3] == nested
+    answer = section(report, "Answer")
+    assert f"{introduces} ✓✓[S1][S2]\n\n" + "\n".join(nested) + "\n\n" in answer
+
+
 @pytest.mark.parametrize(("text", "prefixed"), [
     ("He designed the Normandy Bridge.", True),
     ("Its main span is 856 m long.", True),

@@ -60,6 +60,10 @@ def test_findings_quote_whole_sentences_where_chunks_cut_them(registry, tmp_path
     retrieved = _kb_search(SimpleNamespace(kb=kb), SimpleNamespace(query="tidal rhythm moon pull"),
                            8, "sq_001")
     assert sum(r.source["lead"] > 0 for r in retrieved) >= 3  # chunks that begin mid-sentence
+    # the one chunk that runs to the document's end says so (a list there ends with it)
+    ending = [r.source["text"] for r in retrieved if r.source["ends_document"]]
+    assert ending and all(" ".join(said).endswith(text) for text in ending), ending
+    assert len(ending) <= 1 and any(not r.source["ends_document"] for r in retrieved)
     sub_question = {"sub_question_id": "sq_001", "queries_done": [],
                     "question_text": "Does the tidal rhythm of the harbour follow the moon?"}
     findings = extractive_findings(sub_question, retrieved, 0, ResearchConfig(findings_per_result=10))

@@ -671,3 +671,62 @@ def test_each_block_of_a_list_item_is_a_line_of_its_own(tmp_path):
     assert "Configure streaming replication and log-shipping standby servers" in {
         line.strip(" -") for line in lines}, lines
     assert "Availability: Unix." in lines
+
+
+# modelled on PostgreSQL 15's charset.html and locale.html: sentences that announce a
+# list, a table, and a list of steps whose items have a title and a text
+LISTS_PAGE = """<html><head><title>Localization</title></head><body>
+<h1>Chapter 24. Localization</h1>
+<p>PostgreSQL supports two localization facilities:</p>
+<ul><li><p>Using the locale features of the operating system.</p></li>
+<li><p>Providing a number of different character sets.</p></li></ul>
+<p>Several locale categories control only certain aspects of the localization rules:</p>
+<table><tr><td>LC_COLLATE</td><td>String sort order</td></tr>
+<tr><td>LC_CTYPE</td><td>Character classification</td></tr></table>
+<p>The upgrade of a cluster with standby servers takes these steps:</p>
+<ol><li><p>Stop the standby servers</p><p>Stop them before the primary is upgraded.</p></li>
+<li><p>Run rsync</p><p>Copy the upgraded cluster to every standby server.</p></li></ol>
+<p>A locale is chosen when the database cluster is initialized with initdb.</p>
+</body></html>"""
+
+
+def test_a_sentence_ending_in_a_colon_carries_the_list_or_rows_it_announces(tmp_path):
+    path = tmp_path / "charset.html"
+    path.write_text(LISTS_PAGE, encoding="utf-8")
+    doc = _load(path)
+    findings = extractive_findings(
+        _sub_question("Which localization facilities and locale categories does PostgreSQL support?"),
+        [_retrieved(doc, "localization facilities locale categories")], 0,
+        ResearchConfig(findings_per_result=12))
+    by_quote = {f["quote"]: f for f in findings}
+    facilities = by_quote["PostgreSQL supports two localization facilities:"]
+    assert facilities["list_items"] == ["Using the locale features of the operating system.",
+                                        "Providing a number of different character sets."]
+    categories = by_quote["Several locale categories control only certain aspects of the localization rules:"]
+    assert [i.split(";")[0] for i in categories["list_items"]] == ["LC_COLLATE", "LC_CTYPE"]
+    assert "String sort order" in categories["list_items"][0]
+    # where an item's title and its text are two paragraphs, where the list ends is not
+    # known: it is left to the citation, never shown cut
+    steps = by_quote.get("The upgrade of a cluster with standby servers takes these steps:", {})
+    assert "list_items" not in steps and "example" not in steps
+    # a list the chunk's end cuts is not shown
+    source = {**_retrieved(doc, "").source}
+    cut = doc.text.index("Providing a number") + 10
+    source.update(text=doc.text[:cut], tail=10,
+                  blocks=[[s, min(e, cut), k] for s, e, k in source["blocks"] if s < cut])
+    found = extractive_findings(_sub_question("Which localization facilities does PostgreSQL support?"),
+                                [Retrieved(source, 0, "localization")], 0,
+                                ResearchConfig(findings_per_result=12))
+    assert any(f["quote"] == "PostgreSQL supports two localization facilities:" for f in found)
+    assert not any("list_items" in f for f in found)
+    # a list that ends the text is whole only where the text ends its document
+    end = doc.text.index("Several locale categories")
+    source.update(text=doc.text[:end].rstrip(), tail=0, blocks=[])
+    for ends_document in (False, True):
+        source["ends_document"] = ends_document
+        found = extractive_findings(_sub_question("Which localization facilities does PostgreSQL support?"),
+                                    [Retrieved(source, 0, "localization")], 0,
+                                    ResearchConfig(findings_per_result=12))
+        facilities = next(f for f in found
+                          if f["quote"] == "PostgreSQL supports two localization facilities:")
+        assert ("list_items" in facilities) is ends_document, found

@@ -163,4 +163,16 @@ def test_the_page_shows_the_code_a_claim_introduces_as_code(tmp_path, browser):
         assert [s["text"] for s in shown] == [code, code]
         assert shown[0]["item"] is None and shown[0]["next"].startswith("The dump is a script.")
         assert shown[1]["item"].startswith("✓ To restore the dump into a new database called newdb:")
+        # the list a claim introduces nests in the claim's item; the next claim does not
+        nested = page.evaluate("""(markdown) => {
+            const body = document.createElement('div');
+            body.replaceChildren(...renderMarkdown(markdown));
+            return [...body.querySelectorAll(':scope > ul > li')].map((item) => ({
+                own: item.firstChild.textContent,
+                nested: [...item.querySelectorAll('ul > li')].map((li) => li.textContent)}));
+        }""", "- ✓ PostgreSQL supports two localization facilities: [S1]\n"
+              "  - Using the locale features.\n  - Providing <i>character</i> sets.\n"
+              "- ✓ A locale is chosen at initdb. [S1]\n")
+        assert [n["nested"] for n in nested] == [
+            ["Using the locale features.", "Providing <i>character</i> sets."], []], nested
         assert page.evaluate("window.__xss") is None and not errors, errors

@@ -87,6 +87,7 @@ class Source(TypedDict, total=False):
     lead: int
     tail: int
     blocks: list[list]
+    ends_document: bool  # ``text`` runs to its document's end (a list there ends with it)
     # [start, end, term]: the definition list entries whose description ``text`` lies in
     # (a manual's option, a setting), offsets relative to ``text`` (structure.term_at)
     terms: list[list]
@@ -115,6 +116,9 @@ class Finding(TypedDict, total=False):
     # the code a sentence ending in a colon introduces, which follows it in its source
     # ("To restore the dump into a new database called newdb:" and the commands)
     example: str
+    # the items of the list such a sentence introduces ("PostgreSQL supports two
+    # localization facilities:" and the two)
+    list_items: list[str]
 
 
 class Claim(TypedDict, total=False):
@@ -131,6 +135,7 @@ class Claim(TypedDict, total=False):
     confidence: float
     context: str  # its leading finding's
     example: str  # its leading finding's
+    list_items: list[str]  # its leading finding's
 
 
 class KeyInsight(TypedDict, total=False):

@@ -82,6 +82,15 @@ def _code(paragraph: Paragraph, code: str) -> None:
             run.add_break()
 
 
+def _list_style(lists: list[str]) -> str | None:
+    """The style of a paragraph inside ``lists`` (outermost first): a nested list (the
+    items a claim introduces) is indented one level per list, as Word's styles go (3)."""
+    if not lists:
+        return None
+    depth = min(len(lists), 3)
+    return lists[-1] if depth == 1 else f"{lists[-1]} {depth}"
+
+
 def report_docx(result: dict[str, Any]) -> bytes:
     """The report as DOCX bytes."""
     document = Document()
@@ -110,7 +119,7 @@ def report_docx(result: dict[str, Any]) -> bytes:
             if heading is not None:
                 paragraph = document.add_heading("", level=min(heading, 9))
             else:
-                paragraph = document.add_paragraph(style=lists[-1] if lists else None)
+                paragraph = document.add_paragraph(style=_list_style(lists))
             _fill(paragraph, token.children or [])
             if anchor:
                 _bookmark(paragraph, str(anchor).replace("-", "_"), bookmarks)

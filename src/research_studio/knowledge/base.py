@@ -95,6 +95,8 @@ class SearchHit:
     tail: int | None = None
     blocks: list[TextBlock] | None = None
     copy_of: str | None = None  # the doc_id of the document this one nearly repeats
+    # whether ``text`` runs to the end of its document (None: stored before it was recorded)
+    ends_document: bool | None = None
     # the definition list entries ``text`` lies in, offsets relative to it (``term_at``)
     terms: list[Definition] = field(default_factory=list)
 
@@ -210,7 +212,8 @@ def _hit(kb: str, chunk_id: str, text: str, meta: dict[str, Any], score: float) 
         source_type=str(meta.get("source_type", "")), kb=kb,
         lead=_optional_int(meta.get("lead")), tail=_optional_int(meta.get("tail")),
         blocks=blocks_from_json(meta.get("blocks")), copy_of=_optional_str(meta.get("copy_of")),
-        terms=definitions_from_json(meta.get("terms")) or [])
+        terms=definitions_from_json(meta.get("terms")) or [],
+        ends_document=meta["ends_document"] if isinstance(meta.get("ends_document"), bool) else None)
 
 
 def _one_title(first: str, second: str) -> bool:
@@ -498,7 +501,8 @@ class KnowledgeBase:
         cuts = ChunkCuts(doc.text, blocks)
         now = datetime.now(UTC).isoformat(timespec="seconds")
         passages = []
-        for span in chunk_spans(doc.text, self.settings.chunk_size, self.settings.chunk_overlap):
+        spans = chunk_spans(doc.text, self.settings.chunk_size, self.settings.chunk_overlap)
+        for span in spans:
             text = doc.text[span.start:span.end]
             lead, tail = cuts.at(span.start, span.end)
             meta: dict[str, Any] = {
@@ -506,6 +510,7 @@ class KnowledgeBase:
                 "content_hash": digest, "chunk_index": span.index, "start": span.start,
                 "end": span.end, "source_type": doc.source_type, "ingested_at": now,
                 "lead": lead, "tail": tail, "blocks": blocks_json(blocks, span.start, span.end),
+                "ends_document": span is spans[-1],
             }
             if doc.definitions:
                 meta["terms"] = definitions_json(doc.definitions, span.start, span.end)

@@ -20,12 +20,27 @@ class ChunkSpan:
 
 
 def _break_before(text: str, lo: int, hi: int) -> int:
-    """The best break position in ``text[lo:hi]``, or ``hi`` if there is none."""
+    """The best break position in ``text[lo:hi]``, or ``hi`` if there is none. A line
+    ending in a colon announces what follows it (the commands, the list): a paragraph or
+    line break is taken before that line rather than after it where there is one, so
+    the next chunk holds the two together."""
     for marker in _BREAKS:
         pos = text.rfind(marker, lo, hi)
-        if pos != -1:
-            return pos + len(marker.rstrip()) if marker.strip() else pos
+        if pos == -1:
+            continue
+        if not marker.strip():
+            earlier = pos
+            while earlier != -1 and _announces(text, lo, earlier):
+                earlier = text.rfind(marker, lo, earlier)
+            pos = pos if earlier == -1 else earlier
+            return pos
+        return pos + len(marker.rstrip())
     return hi
+
+
+def _announces(text: str, lo: int, pos: int) -> bool:
+    """Whether the line ending at ``pos`` ends in a colon."""
+    return text[lo:pos].rstrip().endswith((":", "："))
 
 
 def chunk_spans(text: str, size: int = 900, overlap: int = 150) -> list[ChunkSpan]:

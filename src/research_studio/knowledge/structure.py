@@ -42,6 +42,9 @@ _SENTENCE_END = re.compile(rf"{_CLOSED}\s+(?=[\"'(\[“‘]?[A-Z0-9])|\n[ \t]*\n
                            rf"|{_CLOSED}[ \t]*\n\s*(?=[-*+•][ \t\n])")
 # a list item's marker at the start of a unit ("- ", "* ", "• ")
 _ITEM_MARKER = re.compile(r"[-*+•][ \t\n]+")
+_NUMBERED_MARKER = re.compile(r"\d{1,3}[.)][ \t]+")
+# a paragraph: text up to a blank line or the end
+_PARAGRAPH = re.compile(r"\S.*?(?=\n[ \t]*\n|\Z)", re.S)
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})(.*)$", re.M)
 _PIPE_LINE = re.compile(r"^[ \t]*\|.*\|[ \t]*$", re.M)
 
@@ -238,6 +241,33 @@ def fence_for(code: str) -> str:
     closes the block early."""
     longest = max((len(m.group(0)) for m in re.finditer(r"`{3,}", code)), default=2)
     return "`" * (longest + 1)
+
+
+def _item_text(paragraph: str) -> str | None:
+    marker = _ITEM_MARKER.match(paragraph) or _NUMBERED_MARKER.match(paragraph)
+    return " ".join(paragraph[marker.end():].split()) if marker else None
+
+
+def following_list(text: str, position: int, to_end: bool = False) -> tuple[list[str], int] | None:
+    """The list that starts at ``position`` (blank space before it): its items' text
+    without markers, and the offset its last item ends at. None when no list starts
+    there, when ``text`` ends inside it (a chunk's end may have cut it; ``to_end``: the
+    text is all there is, and the list ends with it), or when an item follows the
+    paragraph after it: that paragraph belonged to an item (a step's title and its text
+    are two paragraphs), so where the list ends is not known."""
+    items: list[str] = []
+    end = position
+    paragraphs = list(_PARAGRAPH.finditer(text, position))
+    for index, paragraph in enumerate(paragraphs):
+        item = _item_text(paragraph.group())
+        if item is None:
+            following = paragraphs[index + 1] if index + 1 < len(paragraphs) else None
+            if not items or (following is not None and _item_text(following.group()) is not None):
+                return None
+            return items, end
+        items.append(item)
+        end = paragraph.end()
+    return (items, end) if to_end and items else None
 
 
 def code_body(block: str) -> str:

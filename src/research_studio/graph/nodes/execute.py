@@ -49,6 +49,8 @@ def _kb_search(deps: ResearchDeps, task: Task, k: int, sq_id: str) -> list[Retri
             source["blocks"] = [[b.start, b.end, b.kind] for b in hit.blocks]
         if hit.copy_of:
             source["copy_of"] = hit.copy_of
+        if hit.ends_document is not None:
+            source["ends_document"] = hit.ends_document
         if hit.terms:  # already relative to the chunk's text, as a web span's are made
             source["terms"] = definition_rows(hit.terms, 0, len(hit.text))
         out.append(Retrieved(source, rank, task.query))
@@ -72,7 +74,7 @@ def _web_search(deps: ResearchDeps, task: Task, sq_id: str) -> tuple[list[Retrie
                 title = page.title or title
                 blocks = page.blocks if page.blocks is not None else find_blocks(page.text)
                 lead, tail = ChunkCuts(page.text, blocks).at(best.start, best.end)
-                structure = {"lead": lead, "tail": tail, "blocks": [
+                structure = {"lead": lead, "tail": tail, "ends_document": best is spans[-1], "blocks": [
                     [b.start, b.end, b.kind] for b in clip_blocks(blocks, best.start, best.end)]}
                 if page.definitions:
                     structure["terms"] = definition_rows(page.definitions, best.start, best.end)

@@ -28,11 +28,13 @@ from research_studio.graph.text_analysis import (
 )
 from research_studio.knowledge.structure import (
     CODE,
+    ROW,
     Definition,
     Sentence,
     TextBlock,
     code_body,
     definitions_from_json,
+    following_list,
     in_place,
     sentences,
     term_at,
@@ -178,10 +180,44 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
     return out
 
 
+def announced_items(text: str, quote_end: int, units: Sequence[Sentence], max_chars: int,
+                    ends_document: bool = False) -> list[str]:
+    """The list a quote announces: the quote ends with a colon ("PostgreSQL supports two
+    localization facilities:") and a list of at least two items, or the rows of a table,
+    follows, whole and at most ``max_chars`` characters in all. Whole: a unit no chunk
+    boundary cut follows it, or it ends ``text`` and ``text`` ends its document. A list
+    of one item is not told apart from an item's title followed by its text."""
+    if not text[:quote_end].rstrip().endswith((":", "：")):
+        return []
+    found = following_list(text, quote_end, to_end=ends_document)
+    items, end = found if found is not None else _following_rows(text, quote_end, units)
+    ended = any(u.start >= end for u in units) or (ends_document and not text[end:].strip())
+    if len(items) < 2 or sum(len(i) for i in items) > max_chars or not ended:
+        return []
+    return items
+
+
+def _following_rows(text: str, position: int, units: Sequence[Sentence]) -> tuple[list[str], int]:
+    """The table rows that start at ``position`` (blank space between them) and the
+    offset the last one ends at."""
+    rows: list[str] = []
+    for unit in (u for u in units if u.start >= position):
+        if unit.kind != ROW or text[position:unit.start].strip():
+            break
+        rows.append(unit.text)
+        position = unit.end
+    return rows, position
+
+
 def _example(source: Source, quote_end: int, units: Sequence[Sentence],
-             config: ResearchConfig) -> dict[str, str]:
-    example = introduced_example(source.get("text", ""), quote_end, units, config.example_max_chars)
-    return {"example": example} if example else {}
+             config: ResearchConfig) -> dict[str, str | list[str]]:
+    """What the quote announces and its source shows right after it: code, or a list."""
+    text = source.get("text", "")
+    if example := introduced_example(text, quote_end, units, config.example_max_chars):
+        return {"example": example}
+    items = announced_items(text, quote_end, units, config.example_max_chars,
+                            bool(source.get("ends_document")))
+    return {"list_items": items} if items else {}
 
 
 async def llm_findings(deps: ResearchDeps, sub_question: SubQuestion, retrieved: list[Retrieved],

@@ -194,6 +194,7 @@ def extract_claims(fact_sheets: Sequence[FactSheet],
                 "confidence": lead.get("confidence", insight.get("confidence", DEFAULT_CONFIDENCE)),
                 **({"context": lead["context"]} if lead.get("context") else {}),
                 **({"example": lead["example"]} if lead.get("example") else {}),
+                **({"list_items": lead["list_items"]} if lead.get("list_items") else {}),
             })
     return claims
 

@@ -127,10 +127,13 @@ def claim_line(claim: Claim, citations: Citations) -> str:
 
 
 def example_lines(claim: Claim) -> list[str]:
-    """The code a claim introduces, as a fenced block indented under its line: inside a
-    list item it belongs to the item, and no line of code starts a line of the report (a
-    "## " in it is no heading to a reader of the Markdown's lines). Code is shown as
-    written: a fence runs nothing and escapes nothing."""
+    """What a claim introduces, indented under its line (inside a list item it belongs to
+    the item): the list's items as a nested list, or the code as a fenced block, so no
+    line of code starts a line of the report (a "## " in it is no heading to a reader of
+    the Markdown's lines). Code is shown as written: a fence runs nothing and escapes
+    nothing."""
+    if claim.get("list_items"):  # the list it introduces, nested under it
+        return [f"  - {_clean(item)}" for item in claim["list_items"]]
     example = claim.get("example", "")
     if not example:
         return []

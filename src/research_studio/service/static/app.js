@@ -746,8 +746,9 @@ function sourceItem(source) {
     source.cited ? null : el('span', { className: 'source-flag', text: 'not cited' }));
 }
 
-// Tiny Markdown subset: headings, paragraphs, bullet/numbered lists, rules, **bold**, and
-// fenced code (the example a claim introduces, indented under its list item or not).
+// Tiny Markdown subset: headings, paragraphs, bullet/numbered lists (an indented item
+// nests), rules, **bold**, and fenced code (the example a claim introduces, indented under
+// its list item or not).
 function renderMarkdown(markdown) {
   const blocks = [];
   let paragraph = [];
@@ -793,6 +794,13 @@ function renderMarkdown(markdown) {
     } else if (/^(-{3,}|\*{3,}|_{3,})$/.test(line)) {
       endBlock();
       blocks.push(el('hr'));
+    } else if (item && list && /^\s{2,}/.test(raw)) {
+      // an indented item nests in the item above (the list a claim introduces)
+      const tag = item[1] ? 'ul' : 'ol';
+      const parent = list.lastElementChild;
+      let nested = Array.from(parent.children).find((child) => child.tagName.toLowerCase() === tag);
+      if (!nested) nested = parent.appendChild(el(tag));
+      nested.append(renderInline(el('li'), item[2]));
     } else if (item) {
       const tag = item[1] ? 'ul' : 'ol';
       if (!list || list.tagName.toLowerCase() !== tag) {
