@@ -1229,6 +1229,21 @@ def test_an_example_a_claim_introduces_is_shown_under_it_as_written():
     assert "Rising sea temperatures cause coral bleaching. ⚠[S3]" in answer.split("  ````")[-1]
 
 
+def test_the_answer_does_not_lead_with_a_claim_announcing_what_it_cannot_show():
+    """"The pull of the Moon on ocean tides is computed with:" and no code after it tells
+    the reader something follows, and nothing does: the section's next claim leads the
+    answer; the claim stays listed under its sub-question."""
+    state = write_state()
+    introduces = "The pull of the Moon on ocean tides is computed with:"
+    state["claims"][0] = {**state["claims"][0], "text": introduces}
+    report = run(write_node, state, make_deps())["report_markdown"]
+    answer = section(report, "Answer")
+    assert introduces not in answer and "The Sun also pulls on the oceans, more weakly." in answer, answer
+    assert f"- ✓✓ {introduces} [S1]" in section(report, "Findings by sub-question")
+    state["claims"][0]["example"] = "tide = moon_pull(t)"
+    assert introduces in section(run(write_node, state, make_deps())["report_markdown"], "Answer")
+
+
 def test_the_list_a_claim_introduces_is_nested_under_it():
     """"PostgreSQL supports two localization facilities:" says nothing without the two:
     they are shown as a list nested under the claim's item, and after it in the answer,

@@ -390,6 +390,9 @@ class ResearchConfig(BaseModel):
     # block is at most this long. Nine in ten such blocks of the PostgreSQL (319
     # characters) and Git (246) manuals are shorter: a command or two, a statement, a short
     # session. A longer one is a program listing the citation points to rather than reprints.
+    # The same bound holds for a list or table rows such a sentence announces (items and
+    # rows counted together): half of those lists are within it, a longer one is shown by
+    # its citation.
     example_max_chars: PositiveInt = 400
     # parallelism (seed 001: sequential priority order is an option)
     parallel: bool = True

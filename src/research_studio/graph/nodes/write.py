@@ -126,6 +126,14 @@ def claim_line(claim: Claim, citations: Citations) -> str:
             f"{citations.cite(claim['source_ids'])}")
 
 
+def shows_what_it_announces(claim: Claim) -> bool:
+    """False for a claim that ends in a colon without the code or list it announces ("The
+    schedule written by git maintenance start is similar to this:", its listing too long
+    to show): the reader is told something follows, and nothing does."""
+    return (not claim["text"].rstrip().endswith((":", "："))
+            or bool(claim.get("example") or claim.get("list_items")))
+
+
 def example_lines(claim: Claim) -> list[str]:
     """What a claim introduces, indented under its line (inside a list item it belongs to
     the item): the list's items as a nested list, or the code as a fenced block, so no
@@ -317,7 +325,8 @@ class OfflineSummary:
             return restates([claim], chosen, given.same_statement)[0]
 
         def whole(claim: Claim) -> bool:  # a description's sentence is shown after its term
-            return bool(claim.get("context")) or stands_alone(parsed[claim["claim_id"]])
+            return shows_what_it_announces(claim) and (
+                bool(claim.get("context")) or stands_alone(parsed[claim["claim_id"]]))
 
         return Summary(extractive_summary(given.shown_by_sq, given.citations, same_statement,
                                           whole, answer), "extractive", answer)
