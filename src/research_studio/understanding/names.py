@@ -108,16 +108,24 @@ def _runs(doc: Doc) -> list[list[Token]]:
                        or _opening_verb(run[0], named)
                        or (run[0].i not in named and not any(ch.isupper() for ch in run[0].text))):
             run.pop(0)
-        numbered = False
+        trailing: list[Token] = []
         while run and not any(ch.isalpha() for ch in run[-1].text):
-            numbered = numbered or run[-1].like_num
-            run.pop()  # closing punctuation, or a year the recogniser put inside a name
-        if run and not (len(run) == 1 and run[0].pos_ != "PROPN"
-                        and ((run[0].i not in named and _opens_sentence(run[0])) or numbered)) \
-                and not _written_onto_a_number(run[0]):
+            trailing.insert(0, run.pop())  # closing punctuation, or a year put inside a name
+        if len(run) == 1 and trailing and _numbers_the_name(trailing[0], named):
+            # one word and the number the recogniser read with it: "Section 27.2", "Table
+            # 13.1"; without it the word names nothing in particular
+            run.append(trailing[0])
+        if run and not (len(run) == 1 and run[0].i not in named and _opens_sentence(run[0])
+                        and run[0].pos_ != "PROPN") and not _written_onto_a_number(run[0]):
             runs.append(run)
         run = []
     return runs
+
+
+def _numbers_the_name(token: Token, named: set[int]) -> bool:
+    """A number inside a recognised name that is not a year written in four digits (the
+    recogniser puts a date's year in a name: "Obama 2008")."""
+    return token.i in named and token.like_num and not (token.text.isdigit() and len(token.text) == 4)
 
 
 def _written_onto_a_number(token: Token) -> bool:
