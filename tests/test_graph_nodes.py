@@ -444,6 +444,16 @@ def test_validate_findings_drops_bad_offsets_duplicates_and_injections():
             "text": paraphrase, "quote_start": 0, "quote_end": len(paraphrase)}
     assert keep([copy], [good], {**texts, **other_text}) == []
     assert keep([copy], [], other_text) == [copy]
+    # what a quote announces is screened too: an order to a model among its list items
+    # (or as its example) is not shown, the quote itself stays evidence
+    listing = {**good, "list_items": ["The Moon pulls.", injection["quote"]]}
+    coded = {**good, "finding_id": "sq_001-code", "example": injection["quote"]}
+    clean = {**good, "finding_id": "sq_001-list", "list_items": ["The Moon pulls.", "The Sun pulls."]}
+    kept = keep([listing, coded], [], texts)
+    assert [k["finding_id"] for k in kept] == [good["finding_id"]]
+    assert "list_items" not in kept[0] and "list_items" in listing  # the candidate is left as it was
+    assert "example" not in keep([coded], [], texts)[0]
+    assert keep([clean], [], texts)[0]["list_items"] == clean["list_items"]
 
 
 

@@ -32,8 +32,7 @@ def _break_before(text: str, lo: int, hi: int) -> int:
             earlier = pos
             while earlier != -1 and _announces(text, lo, earlier):
                 earlier = text.rfind(marker, lo, earlier)
-            pos = pos if earlier == -1 else earlier
-            return pos
+            return pos if earlier == -1 else earlier
         return pos + len(marker.rstrip())
     return hi
 

@@ -280,6 +280,12 @@ class ModelFindings:
                 or await OfflineFindings().extract(deps, sub_question, retrieved, iteration, config))
 
 
+def _shown_after(candidates: list[Finding]) -> list[tuple[int, str]]:
+    """(candidate index, text) for each list item and example the candidates carry."""
+    return [(i, text) for i, f in enumerate(candidates)
+            for text in [*f.get("list_items", []), *([f["example"]] if f.get("example") else [])]]
+
+
 def validate_findings(candidates: list[Finding], known: list[Finding],
                       texts: dict[str, str], directives: DirectiveScreen,
                       duplicate_overlap: float) -> list[Finding]:
@@ -289,7 +295,14 @@ def validate_findings(candidates: list[Finding], known: list[Finding],
     is the same words; the same fact in other words is kept, as it cross-validates."""
     kept: list[Finding] = []
     seen_ids = {f["finding_id"] for f in known}
-    aimed_at_model = directives([f["quote"] for f in candidates])
+    candidates = list(candidates)  # the caller's list is left as it was
+    shown = _shown_after(candidates)
+    screened = directives([f["quote"] for f in candidates] + [text for _, text in shown])
+    aimed_at_model = {i for i in screened if i < len(candidates)}
+    for position in (i - len(candidates) for i in screened if i >= len(candidates)):
+        # what a quote announces is shown with it: an order to a model there is dropped
+        candidates[shown[position][0]] = {k: v for k, v in candidates[shown[position][0]].items()
+                                          if k not in ("example", "list_items")}
     for index, finding in enumerate(candidates):
         text = texts.get(finding["source_id"], "")
         if text[finding["quote_start"]:finding["quote_end"]] != finding["quote"]:
