@@ -68,6 +68,21 @@ def test_a_quote_that_opens_with_a_conjunction_leans_on_the_line_before():
     assert [stands_alone(doc) for doc in parse_batch(texts)] == [False, False, True, True]
 
 
+def test_a_quote_whose_subject_stands_for_what_was_said_before_leans_on_it():
+    """"This is inherently true …" and "In particular, it must have read access …" opened
+    answers over the PostgreSQL manual; what "this" and "it" stand for was on the line
+    before. An "it" standing for a clause after the verb points at nothing before it."""
+    texts = ["This is inherently true with file-based log shipping.",
+             "In particular, it must have read access to all tables that you want to back up.",
+             "They were completed in 2004.",
+             "It is generally recommended to use the -X option when restoring a database.",
+             "It is possible to run several servers on one machine.",
+             "pg_dump is a utility for backing up a PostgreSQL database.",
+             "We recommend checking the span tables."]
+    assert [stands_alone(doc) for doc in parse_batch(texts)] == [False, False, False, True, True,
+                                                                 True, True]
+
+
 def test_the_answer_paragraph_opens_each_section_with_a_claim_that_stands_alone():
     def claim(claim_id: str, text: str) -> dict:
         return {"claim_id": claim_id, "text": text, "source_ids": [f"kb:git:{claim_id}"],

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Token
 
 from research_studio.understanding.parser import TAGS_ONLY, parse_batch, reads_as_english
 
@@ -49,10 +49,14 @@ def states_something(texts: Sequence[str]) -> list[bool]:
 
 
 _SUBJECTS = ("nsubj", "nsubjpass", "csubj", "csubjpass", "expl")
+# the clause an "it" subject stands in for, put after the verb ("It is possible to run …",
+# "It is recommended that …"): such an "it" points at nothing before it
+_EXTRAPOSED = ("xcomp", "ccomp", "csubj")
 
 
 def stands_alone(doc: Doc | None) -> bool:
     """The parsed text's first sentence does not lack the subject its verb needs, nor
+    stand for what the line before said by its subject ("This is inherently true …"), nor
     open with a conjunction that joins it to the line before ("And then this is what …
     says about git bisect"). A quote cut after a code line ("will create a new branch
     based at the current HEAD …", whose subject was the command above it) has a verb with
@@ -65,5 +69,16 @@ def stands_alone(doc: Doc | None) -> bool:
     if first is not None and first.pos_ == "CCONJ":
         return False
     root = sentence.root
+    if any(c.dep_ in ("nsubj", "nsubjpass") and _points_back(c) for c in root.children) \
+            and not any(c.dep_ in _EXTRAPOSED for c in root.children):
+        return False
     return not (root.pos_ in _VERB_POS and any(c.dep_ in ("aux", "auxpass") for c in root.children)
                 and not any(c.dep_ in _SUBJECTS for c in root.children))
+
+
+def _points_back(token: Token) -> bool:
+    """A subject that stands for something said before: a demonstrative ("This is
+    inherently true …") or a personal pronoun of the third person ("In particular, it must
+    have read access …"), read from spaCy's morphology."""
+    kind = token.morph.get("PronType")
+    return token.pos_ == "PRON" and ("Dem" in kind or ("Prs" in kind and token.morph.get("Person") == ["3"]))
