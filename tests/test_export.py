@@ -129,6 +129,20 @@ def test_the_list_a_claim_introduces_is_exported_nested_under_it():
     assert ("List Bullet", "✓ A locale is chosen") in styles, styles
 
 
+def test_a_sources_own_brackets_are_never_a_citation_in_any_format():
+    import docx
+
+    report = REPORT.replace("Coral bleaches in warm water &amp; sun.",
+                            "The Moon pulls (\\[S2\\]) \\[see\\](x).")
+    assert "\\[S2\\]" in report
+    result = {**RESULT, "report_markdown": report}
+    page = export_report(result, "html").decode("utf-8")
+    assert "The Moon pulls ([S2]) [see](x)." in page
+    assert page.count('class="citation"') == REPORT.count("[S") - 2  # the Sources entries' own
+    document = docx.Document(io.BytesIO(export_report(result, "docx")))
+    assert any("The Moon pulls ([S2]) [see](x)." in p.text for p in document.paragraphs)
+
+
 def test_pdf_export_reads_back_with_internal_links():
     pytest.importorskip("weasyprint", reason="the optional 'pdf' extra is not installed")
     import pypdf

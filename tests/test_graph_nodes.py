@@ -1286,6 +1286,25 @@ def test_a_quote_that_leans_on_the_sentence_before_it_gets_its_source_title(text
     assert shown.startswith("Pont de Normandie: ") is prefixed, shown
 
 
+def test_a_quotes_brackets_are_shown_as_written_and_never_cite_or_link():
+    """A manual's optional arguments ("[, description]"), SQL's "[ schema . ]" and Git's
+    "--[no-]verify" were shown with parentheses, which changes what they say; a bracket is
+    now escaped as CommonMark reads one, so "[S3]" in a source is no citation and
+    "[here](…)" no link. Code spans are shown as written."""
+    state = write_state()
+    quoted = ("Ocean tides are caused by the pull of the Moon: tides([moon][, sun]) computes "
+              "them, see [S3] and [here](http://evil.example) or `tides --[no-]sun`.")
+    state["claims"][0] = {**state["claims"][0], "text": quoted}
+    report = run(write_node, state, make_deps())["report_markdown"]
+    shown = next(line for line in report.split("\n") if line.startswith("- ") and "tides(" in line)
+    assert ("tides(\\[moon\\]\\[, sun\\]) computes them, see \\[S3\\] and "
+            "\\[here\\](http://evil.example) or `tides --[no-]sun`.") in shown, shown
+    from markdown_it import MarkdownIt
+    rendered = MarkdownIt("commonmark", {"html": False}).render(shown)
+    assert "tides([moon][, sun]) computes them, see [S3] and [here](http://evil.example)" in rendered
+    assert "<a " not in rendered
+
+
 def test_a_claim_from_a_definition_list_is_shown_after_its_term():
     claim = {"claim_id": "c", "text": "The default value is four megabytes (4MB).",
              "source_ids": ["kb:t:a"], "status": "verified", "context": "work_mem (integer)"}

@@ -175,4 +175,12 @@ def test_the_page_shows_the_code_a_claim_introduces_as_code(tmp_path, browser):
               "- ✓ A locale is chosen at initdb. [S1]\n")
         assert [n["nested"] for n in nested] == [
             ["Using the locale features.", "Providing <i>character</i> sets."], []], nested
+        # a source's own brackets are escaped in the report: shown as written, never a citation
+        quoted = page.evaluate("""(markdown) => {
+            const body = document.createElement('div');
+            body.replaceChildren(...renderMarkdown(markdown));
+            return {text: body.textContent, buttons: body.querySelectorAll('button.citation').length};
+        }""", "- ✓ tides(\\[moon\\]\\[, sun\\]) see \\[S3\\] and \\\\ here [S1]\n")
+        assert quoted["text"].startswith("✓ tides([moon][, sun]) see [S3] and \\ here"), quoted
+        assert quoted["buttons"] == 1, quoted
         assert page.evaluate("window.__xss") is None and not errors, errors

@@ -2,7 +2,8 @@
 
 Raw HTML is off: a tag quoted from a source stays text in every format. Citations
 (``[S1]``) become links to the entry of the Sources list that gives the source's location
-and character span, and each Sources entry carries the anchor they point to.
+and character span, and each Sources entry carries the anchor they point to; a bracket
+quoted from a source is escaped (``\\[S3\\]``) and stays text.
 """
 
 from __future__ import annotations
@@ -53,7 +54,9 @@ def _linked(children: list[Token], skip_first_citation: bool) -> list[Token]:
 
 def report_tokens(markdown: str) -> list[Token]:
     """The block tokens of the report, with citation links and Sources anchors set."""
-    tokens = MarkdownIt("commonmark", {"html": False}).parse(markdown)
+    # escaped characters stay tokens of their own until citations are linked: a source's
+    # "\[S3\]" is text, never a citation
+    tokens = MarkdownIt("commonmark", {"html": False}).disable("text_join").parse(markdown)
     for i, token in enumerate(tokens):
         if token.type != "inline" or not token.children:
             continue
@@ -62,4 +65,7 @@ def report_tokens(markdown: str) -> list[Token]:
         if entry:  # a Sources entry: "[S1] Title — location (span)"
             tokens[i - 2].attrSet("id", source_anchor(CITATION.match(token.content).group(1)))
         token.children = _linked(token.children, skip_first_citation=entry)
+        for child in token.children:
+            if child.type == "text_special":
+                child.type = "text"
     return tokens

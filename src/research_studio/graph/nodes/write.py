@@ -49,13 +49,20 @@ _LINE_MARKERS = re.compile(r"^(?:#{1,6}\s+|>\s*|[-*+•]\s+)+")
 _STRENGTH_ORDER = ["cross_validated", "verified", "single_source"]  # strongest first
 # CommonMark's code span: a run of backticks, text, and a run of as many backticks
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+# a backslash CommonMark would read as escaping the character after it
+_BACKSLASH_ESCAPE = re.compile(r"\\(?=[!-/:-@\[-`{-~])")
+
+
+def _one_line(text: str) -> str:
+    """One line of text: no markdown heading, quote or list marker opening it (an option
+    such as "--ff" keeps its dashes)."""
+    return _LINE_MARKERS.sub("", " ".join(text.split()))
 
 
 def _plain(text: str) -> str:
-    """One line of plain text: no markdown heading, quote or list marker opening it, no
-    stray brackets from sources (an option such as "--ff" keeps its dashes)."""
-    line = _LINE_MARKERS.sub("", " ".join(text.split()))
-    return line.replace("[", "(").replace("]", ")")
+    """``_one_line`` for a model's prompt, with no brackets that could read as the
+    prompt's own claim numbers ("[C2]")."""
+    return _one_line(text).replace("[", "(").replace("]", ")")
 
 
 def _clean(text: str) -> str:
@@ -65,9 +72,12 @@ def _clean(text: str) -> str:
     is shown as written and runs nothing, so it is left as it is (escaped, "`git pull
     <URL>`" would show "&lt;URL&gt;"); a backtick outside one is written as its entity,
     so that it cannot open a code span with a backtick of text joined after it, which
-    would leave that text's code outside a span. Shorten text before cleaning it, never
-    after: a code span cut in two leaves its code unescaped outside it."""
-    line = _plain(text)
+    would leave that text's code outside a span. A bracket is escaped with a backslash,
+    as CommonMark reads one: a manual's "[, description]" and "[ schema . ]" are shown as
+    written, and a source's "[S3]" or "[text](url)" is neither a citation nor a link.
+    Shorten text before cleaning it, never after: a code span cut in two leaves its code
+    unescaped outside it."""
+    line = _one_line(text)
     parts, last = [], 0
     for code in _CODE_SPAN.finditer(line):
         parts += [_escape_text(line[last:code.start()]), code.group()]
@@ -76,7 +86,8 @@ def _clean(text: str) -> str:
 
 
 def _escape_text(text: str) -> str:
-    return html.escape(text, quote=False).replace("`", "&#96;")
+    escaped = html.escape(_BACKSLASH_ESCAPE.sub(r"\\\\", text), quote=False).replace("`", "&#96;")
+    return escaped.replace("[", "\\[").replace("]", "\\]")
 
 
 class Citations:

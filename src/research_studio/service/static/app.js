@@ -836,11 +836,12 @@ function renderInline(parent, text) {
   return parent;
 }
 
-// The report escapes the HTML it quotes (&amp; &lt; &gt;) and a backtick outside code
-// (&#96;) so that Markdown viewers show them as text; this page builds text nodes, so it
-// turns those entities back into characters.
+// The report escapes the HTML it quotes (&amp; &lt; &gt;), a backtick outside code (&#96;)
+// and a bracket or backslash (\[ \] \\) so that Markdown viewers show them as text; this
+// page builds text nodes, so it turns them back into characters.
 function unescapeEntities(text) {
-  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#96;/g, '`').replace(/&amp;/g, '&');
+  return text.replace(/\\([\\[\]])/g, '$1')
+    .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#96;/g, '`').replace(/&amp;/g, '&');
 }
 
 // A code span (CommonMark: a run of backticks, text, as many backticks) is shown as
@@ -859,18 +860,18 @@ function appendTokens(parent, escaped) {
   appendText(parent, escaped.slice(last));
 }
 
+// Citations and marks are found in the escaped text, so a source's own "\[S3\]" stays text.
 function appendText(parent, escaped) {
-  const text = unescapeEntities(escaped);
   TOKEN_RE.lastIndex = 0;
   let last = 0;
   let match;
-  while ((match = TOKEN_RE.exec(text))) {
-    if (match.index > last) parent.append(text.slice(last, match.index));
+  while ((match = TOKEN_RE.exec(escaped))) {
+    if (match.index > last) parent.append(unescapeEntities(escaped.slice(last, match.index)));
     if (match[1]) match[1].split(/\s*[,;]\s*/).forEach((sid) => parent.append(citationButton(sid)));
     else parent.append(markSpan(match[2]));
     last = TOKEN_RE.lastIndex;
   }
-  if (last < text.length) parent.append(text.slice(last));
+  if (last < escaped.length) parent.append(unescapeEntities(escaped.slice(last)));
 }
 
 function citationButton(sid) {
