@@ -1317,7 +1317,10 @@ def test_a_claim_from_a_definition_list_is_shown_after_its_term():
     signature = "subprocess.Popen(" + ", ".join(f"argument_{k}=None" for k in range(30)) + ")"
     shown = claim_text({**claim, "text": "Execute a child program.", "context": signature}, sources)
     assert shown.startswith("subprocess.Popen(argument_0=None,") and shown.endswith(
-        " …: Execute a child program.") and len(shown) < 140, shown
+        " …): Execute a child program.") and len(shown) < 140, shown  # the cut bracket closed
+    nested = "ArgumentParser.add_argument(name or flags...[, action]" + "[, option]" * 12 + ")"
+    shown = claim_text({**claim, "text": "Define an argument.", "context": nested}, sources)
+    assert shown.endswith("\\[, …\\]): Define an argument."), shown  # inner bracket first
     # HTML in a term is shown as text
     shown = claim_text({**claim, "context": "<b onmouseover=x>opt</b>"}, sources)
     assert "<b" not in shown and "&lt;b onmouseover=x&gt;opt&lt;/b&gt;: " in shown

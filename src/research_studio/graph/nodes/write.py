@@ -126,10 +126,25 @@ def claim_text(claim: Claim, sources: dict[str, Source]) -> str:
     when the pronoun can stand for it, so "He worked on…" says who."""
     text = _clean(claim["text"])
     if claim.get("context"):
-        term = textwrap.shorten(claim["context"], TERM_SHOWN_CHARS, placeholder=" …")
+        term = _closed(textwrap.shorten(claim["context"], TERM_SHOWN_CHARS, placeholder=" …"))
         return f"{_clean(term)}: {text}"
     title = sources.get(claim["source_ids"][0], {}).get("title", "") if claim["source_ids"] else ""
     return f"{_clean(title)}: {text}" if title and may_refer_to(claim["text"], _clean(title)) else text
+
+
+_CLOSERS = {"(": ")", "[": "]", "{": "}"}
+
+
+def _closed(term: str) -> str:
+    """A shortened term with the brackets the cut left open closed after it
+    ("subprocess.run(args, *, stdin=None, …)"): an open one reads as a broken line."""
+    opened: list[str] = []
+    for ch in term:
+        if ch in _CLOSERS:
+            opened.append(_CLOSERS[ch])
+        elif opened and ch == opened[-1]:
+            opened.pop()
+    return term + "".join(reversed(opened))
 
 
 def claim_line(claim: Claim, citations: Citations) -> str:
