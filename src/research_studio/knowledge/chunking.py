@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from research_studio.knowledge.structure import announces
+
 # preferred break points, best first: paragraph, line, sentence, clause, word
 _BREAKS = ("\n\n", "\n", ". ", "? ", "! ", "; ", ", ", " ")
 
@@ -30,16 +32,11 @@ def _break_before(text: str, lo: int, hi: int) -> int:
             continue
         if not marker.strip():
             earlier = pos
-            while earlier != -1 and _announces(text, lo, earlier):
+            while earlier != -1 and announces(text[lo:earlier]):
                 earlier = text.rfind(marker, lo, earlier)
             return pos if earlier == -1 else earlier
         return pos + len(marker.rstrip())
     return hi
-
-
-def _announces(text: str, lo: int, pos: int) -> bool:
-    """Whether the line ending at ``pos`` ends in a colon."""
-    return text[lo:pos].rstrip().endswith((":", "："))
 
 
 def chunk_spans(text: str, size: int = 900, overlap: int = 150) -> list[ChunkSpan]:

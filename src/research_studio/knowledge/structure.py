@@ -243,6 +243,12 @@ def fence_for(code: str) -> str:
     return "`" * (longest + 1)
 
 
+def announces(text: str) -> bool:
+    """The text ends in a colon (Latin or full-width): what it announces follows it ("To
+    restore the dump into a new database called newdb:" and the commands)."""
+    return text.rstrip().endswith((":", "："))
+
+
 def _item_text(paragraph: str) -> str | None:
     marker = _ITEM_MARKER.match(paragraph) or _NUMBERED_MARKER.match(paragraph)
     return " ".join(paragraph[marker.end():].split()) if marker else None

@@ -32,6 +32,7 @@ from research_studio.knowledge.structure import (
     Definition,
     Sentence,
     TextBlock,
+    announces,
     code_body,
     definitions_from_json,
     following_list,
@@ -105,7 +106,7 @@ def introduced_example(text: str, quote_end: int, units: Sequence[Sentence],
     ``max_chars`` characters, with only blank space between. Its code without fences, or
     "" when there is none: alone, such a sentence announces what the reader asked for and
     does not show it."""
-    if not text[:quote_end].rstrip().endswith((":", "：")):
+    if not announces(text[:quote_end]):
         return ""
     following = next((u for u in units if u.start >= quote_end), None)
     if (following is None or following.kind != CODE or len(following.text) > max_chars
@@ -187,7 +188,7 @@ def announced_items(text: str, quote_end: int, units: Sequence[Sentence], max_ch
     follows, whole and at most ``max_chars`` characters in all. Whole: a unit no chunk
     boundary cut follows it, or it ends ``text`` and ``text`` ends its document. A list
     of one item is not told apart from an item's title followed by its text."""
-    if not text[:quote_end].rstrip().endswith((":", "：")):
+    if not announces(text[:quote_end]):
         return []
     found = following_list(text, quote_end, to_end=ends_document)
     items, end = found if found is not None else _following_rows(text, quote_end, units)

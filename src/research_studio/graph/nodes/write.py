@@ -31,7 +31,7 @@ from research_studio.graph.nodes.domain_synthesis import group_by_domain, source
 from research_studio.graph.nodes.schemas import SummaryOutput
 from research_studio.graph.relevance import bridged_claims, claim_relevance, relevant_claims
 from research_studio.graph.text_analysis import content_terms, sentences, similar_text, term_overlap
-from research_studio.knowledge.structure import fence_for, in_place
+from research_studio.knowledge.structure import announces, fence_for, in_place
 from research_studio.state import MARKERS, Claim, ResearchState, Source, searched_text
 from research_studio.understanding.references import may_refer_to
 from research_studio.understanding.statements import stands_alone
@@ -156,8 +156,7 @@ def shows_what_it_announces(claim: Claim) -> bool:
     """False for a claim that ends in a colon without the code or list it announces ("The
     schedule written by git maintenance start is similar to this:", its listing too long
     to show): the reader is told something follows, and nothing does."""
-    return (not claim["text"].rstrip().endswith((":", "："))
-            or bool(claim.get("example") or claim.get("list_items")))
+    return not announces(claim["text"]) or bool(claim.get("example") or claim.get("list_items"))
 
 
 def example_lines(claim: Claim) -> list[str]:
