@@ -173,6 +173,13 @@ def opens_a_line(token: Token) -> bool:
     return before is None or "\n" in before.text or "\n" in before.whitespace_
 
 
+def points_back(token: Token) -> bool:
+    """The word stands for something said before it: a demonstrative ("This …") or a
+    personal pronoun of the third person ("it", "they"), read from spaCy's morphology."""
+    kind = token.morph.get("PronType")
+    return "Dem" in kind or ("Prs" in kind and token.morph.get("Person") == ["3"])
+
+
 def _misread_names(doc: Doc) -> list[int]:
     """Words written as names inside a sentence (a capital, not its first word, nor the
     first of a line or after a label's colon) that the tagger reads as a verb, an adverb,

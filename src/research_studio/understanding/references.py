@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from research_studio.understanding.facets import grammatical_number
-from research_studio.understanding.parser import TAGS_ONLY, parse_batch
+from research_studio.understanding.parser import TAGS_ONLY, parse_batch, points_back
 
 
 @lru_cache(maxsize=4096)
@@ -20,10 +20,7 @@ def _reference_number(text: str) -> list[str] | None:
     first = next((t for t in doc if not (t.is_punct or t.is_space)), None) if doc is not None else None
     if first is None:
         return None
-    kind = first.morph.get("PronType")
-    if "Dem" in kind or ("Prs" in kind and first.morph.get("Person") == ["3"]):
-        return first.morph.get("Number")
-    return None
+    return first.morph.get("Number") if points_back(first) else None
 
 
 def may_refer_to(text: str, phrase: str) -> bool:

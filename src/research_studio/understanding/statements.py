@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc
 
-from research_studio.understanding.parser import TAGS_ONLY, parse_batch, reads_as_english
+from research_studio.understanding.parser import TAGS_ONLY, parse_batch, points_back, reads_as_english
 
 _VERB_POS = ("VERB", "AUX")
 # A sentence is judged only when it is plainly English: in doubt it is kept. Sampled
@@ -69,16 +69,11 @@ def stands_alone(doc: Doc | None) -> bool:
     if first is not None and first.pos_ == "CCONJ":
         return False
     root = sentence.root
-    if any(c.dep_ in ("nsubj", "nsubjpass") and _points_back(c) for c in root.children) \
+    # a subject that stands for what was said before: "This is inherently true …", "In
+    # particular, it must have read access …"
+    if any(c.dep_ in ("nsubj", "nsubjpass") and c.pos_ == "PRON" and points_back(c)
+           for c in root.children) \
             and not any(c.dep_ in _EXTRAPOSED for c in root.children):
         return False
     return not (root.pos_ in _VERB_POS and any(c.dep_ in ("aux", "auxpass") for c in root.children)
                 and not any(c.dep_ in _SUBJECTS for c in root.children))
-
-
-def _points_back(token: Token) -> bool:
-    """A subject that stands for something said before: a demonstrative ("This is
-    inherently true …") or a personal pronoun of the third person ("In particular, it must
-    have read access …"), read from spaCy's morphology."""
-    kind = token.morph.get("PronType")
-    return token.pos_ == "PRON" and ("Dem" in kind or ("Prs" in kind and token.morph.get("Person") == ["3"]))
