@@ -25,7 +25,7 @@ def embed():
 
 def plan_of(question: str, embed, limit: int = 5) -> tuple[QuestionStructure, list[str]]:
     structure = understand(question, embed)
-    return structure, [text for text, _, _ in decompose(structure, limit)]
+    return structure, [row.text for row in decompose(structure, limit)]
 
 
 def assert_asked_apart(texts: list[str], asked) -> None:
@@ -754,7 +754,7 @@ def test_a_templated_kind_with_no_subject_is_left_to_the_knowledge_base(kind):
     assert decompose(QuestionStructure(text=question, kind=kind), 5) == []
     rows = decompose(QuestionStructure(text=question, kind=kind, topic="the printing press",
                                        asks_itself=True), 5)
-    assert len(rows) >= 2 and all(question not in text for text, _, _ in rows[1:]), rows
+    assert len(rows) >= 2 and all(question not in row.text for row in rows[1:]), rows
 
 
 def test_only_a_question_that_weighs_options_gets_the_option_templates():
@@ -764,7 +764,7 @@ def test_only_a_question_that_weighs_options_gets_the_option_templates():
                               topic="CI service", asks_itself=True)
     told = QuestionStructure(text="Summarize the key findings of the annual security report",
                              kind=K.EVALUATIVE, topic="the annual security report", asks_itself=False)
-    assert any("options" in text for text, _, _ in decompose(asked, 5))
+    assert any("options" in row.text for row in decompose(asked, 5))
     assert decompose(told, 5) == []
 
 
@@ -944,7 +944,7 @@ def test_names_come_from_the_parser(embed):
 def test_a_question_without_names_still_gets_a_topic(embed):
     structure = understand("How do plants absorb water, and what limits the rate?", embed)
     assert structure.topic
-    texts = [t for t, _, _ in decompose(structure, 5)]
+    texts = [row.text for row in decompose(structure, 5)]
     assert all(t.endswith("?") for t in texts)
 
 
@@ -971,7 +971,7 @@ def test_a_terse_english_instruction_is_read_as_english(embed):
     structure = understand("Research the European energy market, covering: 1) gas prices; "
                            "2) power grids; 3) renewables.", embed)
     assert structure.english is True and structure.kind == K.MULTI_FACETED
-    texts = [t for t, _, _ in decompose(structure, 5)]
+    texts = [row.text for row in decompose(structure, 5)]
     assert_questions(texts)
     for item in ("gas prices", "power grids", "renewables"):
         assert any(item in t for t in texts), texts
@@ -981,7 +981,7 @@ def test_an_english_brief_in_headline_style_is_read_as_english(embed):
     structure = understand("Research Topic: Urban Heat Islands in Coastal Cities. Objective: "
                            "Investigate current mitigation measures and compare their costs.", embed)
     assert structure.english is True
-    texts = [t for t, _, _ in decompose(structure, 5)]
+    texts = [row.text for row in decompose(structure, 5)]
     assert_questions(texts)
     assert any("mitigation measures" in t for t in texts), texts
     assert not any("Objective" in t or "Topic" in t or "Investigate" in t for t in texts), texts
@@ -2000,3 +2000,16 @@ def test_a_gerund_subject_supported_by_do_is_no_verb():
 def test_a_name_the_tagger_reads_as_a_plural_is_read_as_a_name(text, name, tag):
     [token] = [t for t in parse(text) if t.text == name]
     assert token.tag_ == tag
+
+
+def test_an_item_profile_searches_the_item_not_the_template_words(embed):
+    # "What are the main characteristics, strengths and weaknesses of hash joins?" is how
+    # the reader sees it; the template's words, rare in a manual, would find its passages
+    # about other things' strengths ("One advantage of GIN is …")
+    structure = understand("Compare hash joins, merge joins and nested loop joins", embed)
+    rows = [row for row in decompose(structure, 5) if row.rationale.startswith("compared item")]
+    assert [row.query for row in rows] == structure.items
+    assert all(row.query in row.text and row.text != row.query for row in rows)
+    purpose = understand("Compare Kafka and RabbitMQ for event sourcing", embed)
+    queries = [row.query for row in decompose(purpose, 5) if row.rationale.startswith("compared item")]
+    assert queries == ["Kafka for event sourcing", "RabbitMQ for event sourcing"]

@@ -56,8 +56,10 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
             text = asked  # "Which handles JSON better, X or Y?" → "Does X handle JSON better?"
         elif asking:
             text = t["item_of_question"].format(item=item, purpose=s.purpose)
-        else:
-            text = t["item"].format(item=item, purpose=s.purpose)
+        else:  # the template's words are the reader's, not the evidence's: the item is searched
+            rows.append(PlanRow(t["item"].format(item=item, purpose=s.purpose), 0.9,
+                                f"compared item: {item}", f"{item}{s.purpose}"))
+            continue
         rows.append((text, 0.9, f"compared item: {item}"))
     if s.dimensions_listed and len(rows) + len(s.dimensions) <= limit:
         # "… on performance, learning curve and ecosystem": each attribute compared on its own
@@ -178,7 +180,7 @@ def decompose(structure: QuestionStructure, limit: int) -> list[PlanRow]:
         return []
     rows = build(structure, limit)
     seen: set[str] = set()
-    unique = [r for r in rows if r[0].lower() not in seen and not seen.add(r[0].lower())]
+    unique = [PlanRow(*r) for r in rows if r[0].lower() not in seen and not seen.add(r[0].lower())]
     return unique[:limit]
 
 
