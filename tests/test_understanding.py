@@ -2013,3 +2013,13 @@ def test_an_item_profile_searches_the_item_not_the_template_words(embed):
     purpose = understand("Compare Kafka and RabbitMQ for event sourcing", embed)
     queries = [row.query for row in decompose(purpose, 5) if row.rationale.startswith("compared item")]
     assert queries == ["Kafka for event sourcing", "RabbitMQ for event sourcing"]
+
+
+@pytest.mark.parametrize(("question", "items"), [
+    # the tokenizer splits a hyphenated word in three; an item is never cut at its hyphen
+    ("Compare git merge and git cherry-pick", ["git merge", "git cherry-pick"]),
+    ("Compare client-side and server-side cursors", ["client-side cursors", "server-side cursors"]),
+    ("Compare row-level locks and table-level locks", ["row-level locks", "table-level locks"]),
+])
+def test_hyphenated_words_stay_whole_in_compared_items(embed, question, items):
+    assert understand(question, embed).items == items

@@ -164,7 +164,8 @@ def shared_head(group: list[Token]) -> Token | None:
     if first.dep_ not in ("amod", "nmod", "compound") or first.pos_ == "PROPN" \
             or head.pos_ not in _NOMINAL or head.i != last.i + 1:
         return None
-    if any(c.dep_ not in ("cc", "conj", "punct", "det") for c in first.children):
+    own = {t.i for t in hyphenated_word(first)}  # "client-" of "client-side" is the member itself
+    if any(c.dep_ not in ("cc", "conj", "punct", "det") and c.i not in own for c in first.children):
         return None
     return head
 
@@ -229,7 +230,26 @@ def _member_words(members: list[Token]) -> list[list[Token]]:
         if after is not None:
             phrase.append(after)
             taken.add(after.i)
+    for phrase in phrases:  # a word is never cut at its hyphen ("row-level", "cherry-pick")
+        edges = (min(phrase, key=lambda t: t.i), max(phrase, key=lambda t: t.i))
+        for token in (t for edge in edges for t in hyphenated_word(edge) if t.i not in taken):
+            phrase.append(token)
+            taken.add(token.i)
     return phrases
+
+
+def hyphenated_word(token: Token) -> Span:
+    """The written word a token is part of where hyphens join tokens with no space between
+    ("row-level" is "row", "-", "level" to the tokenizer); the token alone otherwise."""
+    doc = token.doc
+    start = end = token.i
+    while start > 0 and not doc[start - 1].whitespace_ \
+            and "HYPH" in (doc[start - 1].tag_, doc[start].tag_):
+        start -= 1
+    while end + 1 < len(doc) and not doc[end].whitespace_ \
+            and "HYPH" in (doc[end].tag_, doc[end + 1].tag_):
+        end += 1
+    return doc[start:end + 1]
 
 
 def _parallel_word_after(phrase: list[Token], phrases: list[list[Token]], taken: set[int]) -> Token | None:
