@@ -2023,3 +2023,15 @@ def test_an_item_profile_searches_the_item_not_the_template_words(embed):
 ])
 def test_hyphenated_words_stay_whole_in_compared_items(embed, question, items):
     assert understand(question, embed).items == items
+
+
+@pytest.mark.parametrize(("question", "items"), [
+    # the parse hangs "init" as the noun both "clone" and "git" modify: the last item's
+    # own word is not shared with the first
+    ("Compare git clone and git init", ["git clone", "git init"]),
+    # one item written as the start of the other: the other's next word is its own, also
+    # where it is a word the stop list holds ("full")
+    ("Compare VACUUM and VACUUM FULL", ["VACUUM", "VACUUM FULL"]),
+])
+def test_commands_sharing_their_first_word_are_two_items(embed, question, items):
+    assert understand(question, embed).items == items

@@ -327,6 +327,8 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
         common = {**common, "asks_itself": True}
     items = parts.member_phrases(text, group)
     head = parts.shared_head(group)
+    if head is not None and items[-1].split()[-1] == head.text:
+        head = None  # the last member took it as its own word ("git clone and git init")
     if head is not None:  # "state and local governments": a state government, a local government
         items = [f"{item} {head.text}" for item in items]
     # what follows the compared phrase follows its shared noun, when it has one

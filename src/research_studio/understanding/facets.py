@@ -17,7 +17,7 @@ from spacy.tokens import Doc, Span, Token
 
 from research_studio.knowledge.lexical import tokenize
 from research_studio.understanding.names import names_in_doc
-from research_studio.understanding.parser import parse_batch
+from research_studio.understanding.parser import FUNCTION_POS, parse_batch
 
 WH_TAGS = ("WP", "WDT", "WRB", "WP$")  # Penn tags of wh-words: question and relative words
 # Dependencies (spaCy's English labels) of a preposition's object, a noun or a gerund's
@@ -254,17 +254,22 @@ def hyphenated_word(token: Token) -> Span:
 
 def _parallel_word_after(phrase: list[Token], phrases: list[list[Token]], taken: set[int]) -> Token | None:
     """The word right after a member that is written as the start of another member
-    ("git" of "git fetch and git pull"): the parallel member's second word, which the parse
-    hung elsewhere; None for a member that is not such a start, or a function word after it."""
-    words = [t.lower_ for t in sorted(phrase, key=lambda t: t.i)]
-    parallel = any(len(other) > len(phrase) and [t.lower_ for t in sorted(other, key=lambda t: t.i)]
-                   [:len(words)] == words for other in phrases if other is not phrase)
+    ("git" of "git fetch and git pull"), or as the whole of an earlier one ("VACUUM and
+    VACUUM FULL" compares two things): the member's next word, which the parse hung
+    elsewhere; None for a member that is neither, or a function word after it."""
+    def words_of(tokens: list[Token]) -> list[str]:
+        return [t.lower_ for t in sorted(tokens, key=lambda t: t.i)]
+
+    words = words_of(phrase)
+    parallel = any(len(other) > len(phrase) and words_of(other)[:len(words)] == words
+                   for other in phrases if other is not phrase) \
+        or any(words_of(other) == words for other in phrases[:phrases.index(phrase)])
     doc = phrase[0].doc
     end = max(t.i for t in phrase) + 1
     if not parallel or end >= len(doc) or end in taken:
         return None
     after = doc[end]
-    return after if after.is_alpha and not after.is_stop else None
+    return after if after.is_alpha and after.pos_ not in FUNCTION_POS else None
 
 
 def contrasted_pair(doc: Doc, opening_only: bool = False) -> list[Token]:

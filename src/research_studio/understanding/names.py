@@ -21,16 +21,18 @@ from collections.abc import Sequence
 
 from spacy.tokens import Doc, Token
 
-from research_studio.understanding.parser import TAGS_AND_ENTITIES_ONLY, opens_a_line, parse_batch
+from research_studio.understanding.parser import (
+    FUNCTION_POS,
+    TAGS_AND_ENTITIES_ONLY,
+    opens_a_line,
+    parse_batch,
+)
 
 # spaCy's English entity labels for things one can look up (not a date, a count or an amount)
 NAME_LABELS = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT",
                          "WORK_OF_ART", "LAW", "LANGUAGE"})
 # entity labels of dates and times: their words ("August", "Monday") are never part of a name
 TIME_LABELS = frozenset({"DATE", "TIME"})
-# parts of speech that open a capitalised run without being part of the name ("The Kichi
-# Sipi", "However, NASA", "In Lisbon"): spaCy's tagger says which words are function words
-_FUNCTION_WORDS = ("DET", "ADP", "CCONJ", "SCONJ", "PRON", "AUX", "PART", "ADV", "INTJ")
 # How many distinct texts keep their names in memory: the passages of a research run (a
 # few hundred sentences per sub-question) many times over, at a few hundred bytes each.
 CACHED_TEXTS = 20_000
@@ -103,7 +105,7 @@ def _runs(doc: Doc) -> list[list[Token]]:
         # a function word opening the run is left out when it is one (a stop word) or only
         # capitalised for its place; a name opens with a capital or inside a recognised
         # name: "PostgreSQL-implemented", "PostgreSQL" tagged an adverb, gave "implemented"
-        while run and ((run[0].pos_ in _FUNCTION_WORDS and (run[0].is_stop or _opens_sentence(run[0])))
+        while run and ((run[0].pos_ in FUNCTION_POS and (run[0].is_stop or _opens_sentence(run[0])))
                        or not any(ch.isalpha() for ch in run[0].text)
                        or _opening_verb(run[0], named)
                        or (run[0].i not in named and not any(ch.isupper() for ch in run[0].text))):

