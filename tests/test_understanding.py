@@ -2002,7 +2002,7 @@ def test_a_name_the_tagger_reads_as_a_plural_is_read_as_a_name(text, name, tag):
     assert token.tag_ == tag
 
 
-def test_an_item_profile_searches_the_item_not_the_template_words(embed):
+def test_a_comparison_searches_its_items_not_the_template_words(embed):
     # "What are the main characteristics, strengths and weaknesses of hash joins?" is how
     # the reader sees it; the template's words, rare in a manual, would find its passages
     # about other things' strengths ("One advantage of GIN is …")
@@ -2010,6 +2010,9 @@ def test_an_item_profile_searches_the_item_not_the_template_words(embed):
     rows = [row for row in decompose(structure, 5) if row.rationale.startswith("compared item")]
     assert [row.query for row in rows] == structure.items
     assert all(row.query in row.text and row.text != row.query for row in rows)
+    # how they differ: the items together, without "How do … differ?"
+    [contrast] = [row for row in decompose(structure, 5) if row.rationale.startswith("how the")]
+    assert contrast.query == "hash joins, merge joins and nested loop joins"
     purpose = understand("Compare Kafka and RabbitMQ for event sourcing", embed)
     queries = [row.query for row in decompose(purpose, 5) if row.rationale.startswith("compared item")]
     assert queries == ["Kafka for event sourcing", "RabbitMQ for event sourcing"]

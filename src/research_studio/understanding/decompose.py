@@ -68,8 +68,9 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
                         0.8, f"the compared items on {d}") for d in s.dimensions]
     if len(rows) < limit and not asking:
         contrast = t["contrast_with_dimensions"] if dims else t["contrast"]
-        rows.append((contrast.format(items=_join(s.items), dimensions=dims, purpose=s.purpose),
-                     0.8, "how the compared items differ"))
+        rows.append(PlanRow(contrast.format(items=_join(s.items), dimensions=dims, purpose=s.purpose),
+                            0.8, "how the compared items differ",
+                            " ".join(filter(None, (_join(s.items), dims))) + s.purpose))
     return rows
 
 
