@@ -388,6 +388,24 @@ def test_a_chunk_stored_without_cut_offsets_drops_its_first_sentence_unless_it_o
     assert len(whole_units(first)) == 2
 
 
+def test_text_that_resumes_a_sentence_after_its_code_is_no_unit_of_its_own():
+    text = ("Materialized views persist the results in a table-like form. The main "
+            "differences between:\n\n```\nCREATE MATERIALIZED VIEW v AS SELECT * FROM t;\n```"
+            "\n\nand:\n\n```\nCREATE TABLE v AS SELECT * FROM t;\n```\n\nare that the "
+            "materialized view cannot subsequently be directly updated.\n\nTo get out of "
+            "psql, type:\n\n```\n\\q\n```\n\nand psql will quit and return you to your "
+            "shell.\n\nSynopsis:\n\n```\npg_dump [option...] [dbname]\n```\n\n"
+            "pg_dump is a utility for backing up a database.")
+    source = {"source_id": "kb:t:c1", "kind": "kb", "title": "Views", "text": text, "start": 0,
+              "lead": 0, "tail": 0}
+    prose = [u.text for u in whole_units(source) if u.kind == "prose"]
+    # the parts after the code begin mid-sentence; the parts before it announce their code
+    assert not any(t.startswith(("and", "are that")) for t in prose), prose
+    assert "To get out of psql, type:" in prose and "The main differences between:" in prose
+    # a sentence opening with a name written in lower case starts a sentence
+    assert "pg_dump is a utility for backing up a database." in prose
+
+
 def test_a_model_quote_inside_a_code_block_is_quoted_as_the_block():
     import asyncio
     import json

@@ -77,3 +77,29 @@ def stands_alone(doc: Doc | None) -> bool:
         return False
     return not (root.pos_ in _VERB_POS and any(c.dep_ in ("aux", "auxpass") for c in root.children)
                 and not any(c.dep_ in _SUBJECTS for c in root.children))
+
+
+# tags of the words that open a clause inside a sentence: wh-words ("which will display
+# …", "where release-script is …"); a conjunction is told by its part of speech
+_CLAUSE_OPENING_TAGS = ("WDT", "WP", "WRB")
+
+
+def resumes_sentences(texts: Sequence[str]) -> list[bool]:
+    """Per text that follows a code block its sentence announced with a colon: the text
+    goes on with that sentence rather than starting one ("The main differences between:
+    ‹code› and: ‹code› are that the materialized view cannot …", "… like this: ‹code›
+    selects a scale of 0."). It starts in lower case and opens with a conjunction or a
+    wh-word, or its verb has no subject; a sentence that opens with a name written in
+    lower case ("pg_dump is a utility …") has one. One tagger batch; text that does not
+    read as English, or starts in upper case, is taken to start a sentence."""
+    wanted = [i for i, text in enumerate(texts) if text[:1].islower()]
+    docs = parse_batch([texts[i] for i in wanted])
+    out = [False] * len(texts)
+    for i, doc in zip(wanted, docs, strict=True):
+        if doc is None or not len(doc) or not reads_as_english(doc, MIN_STATEMENT_ENGLISH_SHARE):
+            continue
+        sentence = next(iter(doc.sents))
+        first, root = sentence[0], sentence.root
+        out[i] = (first.pos_ in ("CCONJ", "SCONJ") or first.tag_ in _CLAUSE_OPENING_TAGS
+                  or (root.pos_ in _VERB_POS and not any(c.dep_ in _SUBJECTS for c in root.children)))
+    return out

@@ -41,7 +41,7 @@ from research_studio.knowledge.structure import (
     term_at,
 )
 from research_studio.state import Finding, Source, SubQuestion, searched_text
-from research_studio.understanding.statements import states_something
+from research_studio.understanding.statements import resumes_sentences, states_something
 
 # Candidates read per finding wanted: enough to replace a title with the next sentence,
 # few enough that the tagger reads a handful per passage.
@@ -95,7 +95,23 @@ def whole_units(source: Source) -> list[Sentence]:
         return ((unit.start < lead and (not window or unit.start == 0))
                 or (unit.end > end and (not window or unit.end == len(text))))
 
-    return [u for u in units if not cut(u)]
+    parts = interrupted_sentences(text, units)
+    return [u for i, u in enumerate(units) if not cut(u) and i not in parts]
+
+
+def interrupted_sentences(text: str, units: Sequence[Sentence]) -> set[int]:
+    """The units (by index) that go on with a sentence a code block interrupted: the
+    sentence ends in a colon before the code, and the text after the code resumes it
+    (``statements.resumes_sentences``): "and psql will quit …" after "To get out of psql,
+    type: ‹\\q›", "are that the materialized view cannot …" after "The main differences
+    between: ‹code› and: ‹code›". Such a part begins in the middle of a sentence; the
+    part before the code stays, shown with the code it announces."""
+    after_code = [i for i in range(1, len(units))
+                  if units[i].kind == "prose" and units[i - 1].kind == CODE
+                  and not text[units[i - 1].end:units[i].start].strip()
+                  and announces(text[:units[i - 1].start])]
+    resumed = resumes_sentences([units[i].text for i in after_code])
+    return {i for i, goes_on in zip(after_code, resumed, strict=True) if goes_on}
 
 
 def introduced_example(text: str, quote_end: int, units: Sequence[Sentence],
