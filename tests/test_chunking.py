@@ -67,3 +67,35 @@ def test_a_line_ending_in_a_colon_stays_with_what_it_announces():
     pieces = [text[s.start:s.end] for s in spans]
     assert not any(p.endswith(":") for p in pieces), pieces
     assert any(f"{announcing}\n\n{code}" in p for p in pieces), pieces
+
+
+def test_a_chunk_does_not_cut_an_announced_list_or_code_that_fits_in_one():
+    """The paragraph breaks between a list's items are where a chunk would end; with the
+    announcing sentence and its list given as a stretch to keep together, some chunk
+    holds both whole (the next one begins an overlap before the break)."""
+    from research_studio.knowledge.structure import announced_stretches
+
+    lead = "Locales are chosen when a cluster is created. " * 12
+    announcing = "PostgreSQL supports two localization facilities:"
+    items = ("- Using the locale features of the operating system to provide locale-specific "
+             "collation order, number formatting, translated messages.\n\n"
+             "- Providing a number of different character sets to support storing text in "
+             "all kinds of languages.")
+    code_intro = "To create a database with another collation, run:"
+    code = "```\n$ createdb --locale=sv_SE.utf8 sales\n$ psql sales\n```"
+    text = (f"{lead.strip()}\n\n{announcing}\n\n{items}\n\nSome text. {code_intro}\n\n{code}\n\n"
+            + "Trailing words follow the list here. " * 20)
+    stretches = announced_stretches(text)
+    assert [text[a:b] for a, b in stretches] == [f"{announcing}\n\n{items}", f"{code_intro}\n\n{code}"]
+    size = text.index(items) + items.index("- Providing") + 40  # the best break: between the items
+    plain = [text[s.start:s.end] for s in chunk_spans(text, size=size, overlap=150)]
+    kept = [text[s.start:s.end] for s in chunk_spans(text, size=size, overlap=150,
+                                                      keep_together=stretches)]
+    assert not any(f"{announcing}\n\n{items}" in p for p in plain), "the example must cut the list"
+    assert any(f"{announcing}\n\n{items}" in p for p in kept), kept
+    assert any(f"{code_intro}\n\n{code}" in p for p in kept), kept
+    # a stretch longer than a chunk can hold is cut as any text is
+    long_items = "\n\n".join(f"- Item number {i} of a long list of things to say." for i in range(60))
+    text = f"{lead.strip()}\n\n{announcing}\n\n{long_items}\n\nEnd."
+    spans = chunk_spans(text, size=400, overlap=100, keep_together=announced_stretches(text))
+    assert all(s.end - s.start <= 400 for s in spans) and spans[-1].end == len(text)

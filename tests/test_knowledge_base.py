@@ -368,3 +368,28 @@ def test_files_of_one_name_in_two_folders_are_two_documents(registry, tmp_path):
     ids = {hit.title: hit.doc_id for hit in kb.search("chapter", k=5, mode="bm25")}
     assert ids == {"tutorial": str(tmp_path / "manual" / "tutorial" / "index.html"),
                    "library": "manual/library/index.html"}
+
+
+def test_ingested_chunks_keep_each_short_announced_list_whole(registry, tmp_path):
+    """Chunks break at paragraphs, and a list's items are paragraphs: ingestion keeps a
+    sentence ending in a colon together with the short list it announces in some chunk."""
+    from research_studio.knowledge.chunking import chunk_spans
+
+    parts, lists = [], []
+    for i in range(24):
+        parts.append(" ".join(f"Section {i} explains setting {i}.{j} of the harbour crane in "
+                              f"detail." for j in range(3 + i % 5)))
+        items = [f"- crane {i} lifts {k + 2} tonnes at {k + 1} metres per minute when the wind "
+                 f"stays below {k + 20} knots and the load is slung from the inner hook" for k in range(3)]
+        announcing = f"Crane {i} has three modes:"
+        parts.append(announcing + "\n\n" + "\n\n".join(items))
+        lists.append(announcing + "\n\n" + "\n\n".join(items))
+    text = "\n\n".join(parts)
+    (tmp_path / "cranes.md").write_text(text, encoding="utf-8")
+    plain = [text[s.start:s.end] for s in chunk_spans(text, 900, 150)]
+    assert any(not any(listed in p for p in plain) for listed in lists), "no list was cut"
+    kb = registry.open("cranes", create=True)
+    kb.ingest_paths([tmp_path / "cranes.md"])
+    stored = [text for _, text, _ in kb._all_chunks(["documents", "metadatas"])]
+    missing = [listed[:20] for listed in lists if not any(listed in chunk for chunk in stored)]
+    assert not missing, missing

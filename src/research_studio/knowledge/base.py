@@ -43,6 +43,7 @@ from research_studio.knowledge.structure import (
     ChunkCuts,
     Definition,
     TextBlock,
+    announced_stretches,
     blocks_from_json,
     blocks_json,
     definitions_from_json,
@@ -501,7 +502,8 @@ class KnowledgeBase:
         cuts = ChunkCuts(doc.text, blocks)
         now = datetime.now(UTC).isoformat(timespec="seconds")
         passages = []
-        spans = chunk_spans(doc.text, self.settings.chunk_size, self.settings.chunk_overlap)
+        spans = chunk_spans(doc.text, self.settings.chunk_size, self.settings.chunk_overlap,
+                            keep_together=announced_stretches(doc.text, blocks))
         for span in spans:
             text = doc.text[span.start:span.end]
             lead, tail = cuts.at(span.start, span.end)

@@ -6,6 +6,7 @@ A claim must later point at an exact span of a stored source, so every chunk is 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from research_studio.knowledge.structure import announces
@@ -39,11 +40,29 @@ def _break_before(text: str, lo: int, hi: int) -> int:
     return hi
 
 
-def chunk_spans(text: str, size: int = 900, overlap: int = 150) -> list[ChunkSpan]:
+def _outside(stretches: Sequence[tuple[int, int]], position: int, lo: int, hi: int,
+             longest: int) -> int:
+    """``position``, or where the stretch it falls inside ends (when that is before
+    ``hi``) or begins (when that is after ``lo``): a stretch of at most ``longest``
+    characters then lies whole in this chunk or in the next, which begins up to an
+    overlap before this one's end."""
+    for start, end in stretches:
+        if start < position < end and end - start <= longest:
+            if end <= hi:
+                return end
+            if start > lo:
+                return start
+    return position
+
+
+def chunk_spans(text: str, size: int = 900, overlap: int = 150,
+                keep_together: Sequence[tuple[int, int]] = ()) -> list[ChunkSpan]:
     """Cut ``text`` into spans of at most ``size`` characters overlapping by about ``overlap``.
 
     Breaks fall on paragraph, sentence or word boundaries where possible; spans are
-    trimmed of surrounding whitespace; empty text gives no spans.
+    trimmed of surrounding whitespace; empty text gives no spans. A break is not taken
+    inside a stretch of ``keep_together`` (``structure.announced_stretches``) short
+    enough for one chunk.
     """
     if size <= 0 or not 0 <= overlap < size:
         raise ValueError("chunk size must be positive and overlap in [0, size)")
@@ -57,6 +76,8 @@ def chunk_spans(text: str, size: int = 900, overlap: int = 150) -> list[ChunkSpa
             break
         hard_end = min(n, start + size)
         end = hard_end if hard_end == n else _break_before(text, start + size // 2, hard_end)
+        if end < n:
+            end = _outside(keep_together, end, start + size // 2, hard_end, size - overlap)
         trimmed_end = end
         while trimmed_end > start and text[trimmed_end - 1].isspace():
             trimmed_end -= 1

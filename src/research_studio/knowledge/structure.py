@@ -276,6 +276,25 @@ def following_list(text: str, position: int, to_end: bool = False) -> tuple[list
     return (items, end) if to_end and items else None
 
 
+def announced_stretches(text: str, blocks: Iterable[TextBlock] | None = None) -> list[tuple[int, int]]:
+    """Where a sentence ending in a colon and the code block or list it announces lie,
+    from the sentence's start to the block's or list's end ("To restore the dump into a
+    new database called newdb:" and its commands): a chunk that cuts such a stretch
+    leaves the sentence without what it announces."""
+    known = find_blocks(text) if blocks is None else list(blocks)
+    code_at = {b.start: b.end for b in known if b.kind == CODE}
+    out: list[tuple[int, int]] = []
+    for start, end in segments(text, known):
+        if not announces(text[start:end]):
+            continue
+        following = end + len(text[end:]) - len(text[end:].lstrip())
+        if following in code_at:
+            out.append((start, code_at[following]))
+        elif (listed := following_list(text, end, to_end=True)) is not None:
+            out.append((start, listed[1]))
+    return out
+
+
 def code_body(block: str) -> str:
     """A code block's code: the lines between its fences (the text as it is when it has
     none)."""

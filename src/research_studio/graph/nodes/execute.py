@@ -18,6 +18,7 @@ from research_studio.graph.text_analysis import term_overlap
 from research_studio.knowledge.chunking import chunk_spans
 from research_studio.knowledge.structure import (
     ChunkCuts,
+    announced_stretches,
     clip_blocks,
     definition_rows,
     find_blocks,
@@ -67,12 +68,13 @@ def _web_search(deps: ResearchDeps, task: Task, sq_id: str) -> tuple[list[Retrie
         structure: dict = {}
         try:
             page = fetch_page(result.url, deps.web)
-            spans = chunk_spans(page.text, deps.web.page_span_chars, deps.web.page_span_overlap)
+            blocks = page.blocks if page.blocks is not None else find_blocks(page.text)
+            spans = chunk_spans(page.text, deps.web.page_span_chars, deps.web.page_span_overlap,
+                                keep_together=announced_stretches(page.text, blocks))
             if spans:
                 best = max(spans, key=lambda s: term_overlap(task.query, page.text[s.start:s.end]))
                 text, start = page.text[best.start:best.end], best.start
                 title = page.title or title
-                blocks = page.blocks if page.blocks is not None else find_blocks(page.text)
                 lead, tail = ChunkCuts(page.text, blocks).at(best.start, best.end)
                 structure = {"lead": lead, "tail": tail, "ends_document": best is spans[-1], "blocks": [
                     [b.start, b.end, b.kind] for b in clip_blocks(blocks, best.start, best.end)]}
