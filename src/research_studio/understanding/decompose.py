@@ -46,6 +46,7 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
     whole = asking and len(s.items) < limit
     rows: list[PlanRow] = [(s.as_question, 1.0, "the question itself, researched directly")] if whole else []
     for item in s.items:
+        query = ""  # searched as worded, but for a template whose words are the reader's
         if s.facets and "{item}" in s.facets[0].text:  # "what is each one good for?"
             text = s.facets[0].text.format(item=item)
         elif s.facets:  # another question about the items: asked of each
@@ -56,11 +57,9 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
             text = asked  # "Which handles JSON better, X or Y?" → "Does X handle JSON better?"
         elif asking:
             text = t["item_of_question"].format(item=item, purpose=s.purpose)
-        else:  # the template's words are the reader's, not the evidence's: the item is searched
-            rows.append(PlanRow(t["item"].format(item=item, purpose=s.purpose), 0.9,
-                                f"compared item: {item}", f"{item}{s.purpose}"))
-            continue
-        rows.append((text, 0.9, f"compared item: {item}"))
+        else:  # "main characteristics, strengths and weaknesses" are not the evidence's words
+            text, query = t["item"].format(item=item, purpose=s.purpose), f"{item}{s.purpose}"
+        rows.append(PlanRow(text, 0.9, f"compared item: {item}", query))
     if s.dimensions_listed and len(rows) + len(s.dimensions) <= limit:
         # "… on performance, learning curve and ecosystem": each attribute compared on its own
         return rows + [(t["contrast_with_dimensions"].format(items=_join(s.items), dimensions=d,
