@@ -161,6 +161,19 @@ def test_answer_section_and_fallback_short_answer():
     assert fallback_short_answer("") == ""
 
 
+def test_the_report_is_scored_as_its_reader_sees_it():
+    """The writer escapes a quote's brackets and backslashes as CommonMark reads them and
+    its HTML as entities; the scorer and the model that reads the answer see the text."""
+    from research_studio.graph.nodes.write import _clean
+    from research_studio.graph.result import report_text
+
+    quoted = (r"Paul Thomas Mann (] ; 6 June 1875) used add_subparsers([title][, description]), "
+              r"C:\[x] and AT&T <b>")
+    markdown = f"## Answer\n\n{_clean(quoted)} ✓[S1]"
+    assert "\\]" in markdown  # escaped in the Markdown
+    assert answer_text(report_text({"report_markdown": markdown})) == f"{quoted} ✓[S1]"
+
+
 def test_claim_shares():
     claims = [{"status": s} for s in ("verified", "cross_validated", "single_source", "unverified")]
     assert claim_shares(claims) == {"claims_verified_share": 0.5,

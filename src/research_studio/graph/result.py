@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import html
+import re
 from collections import Counter, defaultdict
 from typing import Any
 
 from research_studio.state import ResearchState
+
+# CommonMark's backslash escape: a backslash before ASCII punctuation stands for that
+# character (the writer escapes a quote's brackets as "\[", and a backslash before
+# punctuation as "\\")
+_MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
 def time_split(calls: list[dict], wall_s: float, embed_s: float) -> dict[str, float]:
@@ -124,6 +130,8 @@ def build_result(state: ResearchState, session_id: str, status: str, wall_s: flo
 
 
 def report_text(result: dict[str, Any]) -> str:
-    """The report as plain text for scoring and judging: the Markdown export escapes the
-    HTML it quotes (``&lt;``, ``&amp;``), which a gold answer such as "AT&T" must not see."""
-    return html.unescape(result.get("report_markdown") or "")
+    """The report as plain text for scoring and judging, as its reader sees it: the
+    Markdown export escapes the HTML it quotes (``&lt;``, ``&amp;``), which a gold answer
+    such as "AT&T" must not see, and a quote's brackets ("Paul Thomas Mann (\\] ; 6 June
+    1875 …"), which the model that reads the answer must not see either."""
+    return html.unescape(_MARKDOWN_ESCAPE.sub(r"\1", result.get("report_markdown") or ""))
