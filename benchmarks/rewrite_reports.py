@@ -8,6 +8,10 @@ seconds instead of a 20-minute evaluation.
 
     python benchmarks/rewrite_reports.py /tmp/final2-musique40 DATA/musique_dev100.jsonl
 
+A report that states no short answer of its own is read again by the embedded model, as
+the evaluation reads it (about 0.4 s a question); ``--saved-answers`` keeps the run's
+short answers instead, which is right only while the Answer section is unchanged.
+
 ``--resynthesize`` first rebuilds the fact sheets and the verified claims from the saved
 findings (domain synthesis and trust engine, with the sentence encoder), to measure a
 change to either on the same research; about 3 s per hierarchical run on 2 cores. It
@@ -19,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import html
 import json
 import statistics
 import sys
@@ -28,7 +31,8 @@ from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from research_studio.config import ResearchConfig, WebSettings
+from research_studio.config import ResearchConfig, WebSettings, load_context
+from research_studio.eval.answers import model_answer_extractor
 from research_studio.eval.metrics import (
     answer_containment,
     answer_text,
@@ -42,6 +46,7 @@ from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.domain_synthesis import synthesize_all
 from research_studio.graph.nodes.trust import trust_engine
 from research_studio.graph.nodes.write import write_node
+from research_studio.graph.result import report_text
 from research_studio.understanding import understand
 
 
@@ -87,7 +92,11 @@ def main() -> None:
                         help="only results rows A to B (a slice), e.g. :40 to tune and 40: to check")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                         help="a ResearchConfig field for the writer, e.g. claim_min_relevance=0.3")
+    parser.add_argument("--saved-answers", action="store_true",
+                        help="score the run's saved short answers instead of reading the new "
+                        "Answer sections again")
     args = parser.parse_args()
+    extract = None if args.saved_answers else model_answer_extractor(load_context().settings.models)
     overrides = dict(item.split("=", 1) for item in args.set)
     deps = ResearchDeps(coordinator=ExtractiveOnly(), kb=None,  # type: ignore[arg-type]
                         web=WebSettings(provider="none"))
@@ -105,15 +114,20 @@ def main() -> None:
             path = args.run_dir / "runs" / f"{row['id']}.{mode}.json"
             if not path.exists():
                 continue
-            _, cited, update = rewrite(path, deps, args.resynthesize, overrides)
+            result, cited, update = rewrite(path, deps, args.resynthesize, overrides)
             shown.append(len(update["citations"]))
             statuses = [c.get("status") for c in update["claims"]]
             crossed.append(statuses.count("cross_validated") / max(1, len(statuses)))
             golds = records[row["id"]]["answers"]
-            own = (update.get("short_answer") or {}).get("text") or row.get("short_answer", "")
+            reread = {**result, "report_markdown": update["report_markdown"],
+                      "short_answer": update.get("short_answer")}
+            if extract is not None:
+                own, _ = extract(records[row["id"]], reread)
+            else:
+                own = (update.get("short_answer") or {}).get("text") or row.get("short_answer", "")
             em.append(exact_match(own, golds))
             f1.append(token_f1(own, golds))
-            in_answer.append(answer_containment(golds, html.unescape(answer_text(update["report_markdown"]))))
+            in_answer.append(answer_containment(golds, answer_text(report_text(reread))))
             record = records[row["id"]]
             recall.append(support_recall(record, cited, paragraph_text) or 0.0)
             precision.append(citation_precision(record, cited, paragraph_text))
