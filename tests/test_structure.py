@@ -395,12 +395,16 @@ def test_text_that_resumes_a_sentence_after_its_code_is_no_unit_of_its_own():
             "materialized view cannot subsequently be directly updated.\n\nTo get out of "
             "psql, type:\n\n```\n\\q\n```\n\nand psql will quit and return you to your "
             "shell.\n\nSynopsis:\n\n```\npg_dump [option...] [dbname]\n```\n\n"
-            "pg_dump is a utility for backing up a database.")
+            "pg_dump is a utility for backing up a database. You can create a lightweight "
+            "tag with\n\n```\n$ git tag my-first-tag\n```\n\nwhich just writes the "
+            "current HEAD into a file.\n\nDump a database:\n\n```\n$ pg_dump mydb\n```"
+            "\n\nThe output is plain SQL.")
     source = {"source_id": "kb:t:c1", "kind": "kb", "title": "Views", "text": text, "start": 0,
               "lead": 0, "tail": 0}
     prose = [u.text for u in whole_units(source) if u.kind == "prose"]
     # the parts after the code begin mid-sentence; the parts before it announce their code
-    assert not any(t.startswith(("and", "are that")) for t in prose), prose
+    assert not any(t.startswith(("and", "are that", "which")) for t in prose), prose
+    assert "The output is plain SQL." in prose  # after a sentence's end, a new one
     assert "To get out of psql, type:" in prose and "The main differences between:" in prose
     # a sentence opening with a name written in lower case starts a sentence
     assert "pg_dump is a utility for backing up a database." in prose

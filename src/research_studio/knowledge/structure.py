@@ -243,6 +243,20 @@ def fence_for(code: str) -> str:
     return "`" * (longest + 1)
 
 
+# what closes a sentence (Latin and full-width), and what may close around it ("… used.)")
+_SENTENCE_CLOSERS = (".", "!", "?", "。", "！", "？")
+_AROUND_CLOSER = ")]\"'”’»"
+
+
+def ends_sentence(text: str, colon: bool = True) -> bool:
+    """The text ends a sentence: with closing punctuation, or (``colon``) a colon that
+    announces what follows. Text that ends otherwise before a code block may go on after
+    it ("… you can create a lightweight tag with ‹git tag my-first-tag› which just writes
+    …"); so may a colon's ("The main differences between: ‹code› are that …")."""
+    tail = text.rstrip().rstrip(_AROUND_CLOSER)
+    return tail.endswith(_SENTENCE_CLOSERS) or (colon and announces(text))
+
+
 def announces(text: str) -> bool:
     """The text ends in a colon (Latin or full-width): what it announces follows it ("To
     restore the dump into a new database called newdb:" and the commands)."""

@@ -35,6 +35,7 @@ from research_studio.knowledge.structure import (
     announces,
     code_body,
     definitions_from_json,
+    ends_sentence,
     following_list,
     in_place,
     sentences,
@@ -100,16 +101,17 @@ def whole_units(source: Source) -> list[Sentence]:
 
 
 def interrupted_sentences(text: str, units: Sequence[Sentence]) -> set[int]:
-    """The units (by index) that go on with a sentence a code block interrupted: the
-    sentence ends in a colon before the code, and the text after the code resumes it
+    """The units (by index) that go on with a sentence a code block interrupted: the text
+    before the code does not end a sentence (``structure.ends_sentence``: it ends in a
+    colon, or in the middle of a clause), and the text after it resumes the sentence
     (``statements.resumes_sentences``): "and psql will quit …" after "To get out of psql,
-    type: ‹\\q›", "are that the materialized view cannot …" after "The main differences
-    between: ‹code› and: ‹code›". Such a part begins in the middle of a sentence; the
-    part before the code stays, shown with the code it announces."""
+    type: ‹\\q›", "which just writes the current HEAD into …" after "… you can create a
+    lightweight tag with ‹git tag my-first-tag›". Such a part begins in the middle of a
+    sentence; the part before the code stays, shown with the code it announces."""
     after_code = [i for i in range(1, len(units))
                   if units[i].kind == "prose" and units[i - 1].kind == CODE
                   and not text[units[i - 1].end:units[i].start].strip()
-                  and announces(text[:units[i - 1].start])]
+                  and not ends_sentence(text[:units[i - 1].start], colon=False)]
     resumed = resumes_sentences([units[i].text for i in after_code])
     return {i for i, goes_on in zip(after_code, resumed, strict=True) if goes_on}
 
