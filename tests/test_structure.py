@@ -610,6 +610,18 @@ def test_a_sentence_ending_in_a_colon_carries_the_commands_it_announces(tmp_path
         assert not any("example" in f for f in found), tail
 
 
+def test_a_sentence_that_runs_into_its_code_carries_it_and_one_that_ended_does_not():
+    from research_studio.graph.nodes.findings import introduced_example
+
+    code = "$ git config --add core.gitproxy proxy-command"
+    for lead, carries in (("To add a new proxy, without altering any of the existing ones, use", True),
+                          ("To add a new proxy, run:", True),
+                          ("Proxies are tried in order.", False)):
+        text = f"{lead}\n\n```\n{code}\n```\n\nThe proxy is used for git:// URLs."
+        units = evidence_units(text)
+        assert (introduced_example(text, len(lead), units, 400) == code) is carries, lead
+
+
 # modelled on the Git manual's git-pull.html: a "Note" box laid out as a table of two
 # cells, inside an option's description
 NOTE_PAGE = """<html><head><title>git-pull(1)</title></head><body>

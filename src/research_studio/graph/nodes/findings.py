@@ -119,12 +119,13 @@ def interrupted_sentences(text: str, units: Sequence[Sentence]) -> set[int]:
 def introduced_example(text: str, quote_end: int, units: Sequence[Sentence],
                        max_chars: int) -> str:
     """The code a quote introduces: the quote ends with a colon ("You can create a
-    replication slot like this:") and the next of ``units`` is a whole code block (one no
-    chunk boundary cut, see ``whole_units``, and closed by its fence) of at most
-    ``max_chars`` characters, with only blank space between. Its code without fences, or
-    "" when there is none: alone, such a sentence announces what the reader asked for and
-    does not show it."""
-    if not announces(text[:quote_end]):
+    replication slot like this:") or runs into the code without ending ("To add a new
+    proxy, without altering any of the existing ones, use" ‹git config --add …›), and the
+    next of ``units`` is a whole code block (one no chunk boundary cut, see
+    ``whole_units``, and closed by its fence) of at most ``max_chars`` characters, with
+    only blank space between. Its code without fences, or "" when there is none: alone,
+    such a sentence announces what the reader asked for and does not show it."""
+    if ends_sentence(text[:quote_end], colon=False):
         return ""
     following = next((u for u in units if u.start >= quote_end), None)
     if (following is None or following.kind != CODE or len(following.text) > max_chars
