@@ -113,8 +113,9 @@ class Finding(TypedDict, total=False):
     # the definition list term its source states it under ("work_mem (integer)" for "The
     # default value is four megabytes"), which the sentence itself seldom names
     context: str
-    # the code a sentence ending in a colon introduces, which follows it in its source
-    # ("To restore the dump into a new database called newdb:" and the commands)
+    # the code a sentence ending in a colon (or running on into it) introduces, which
+    # follows it in its source ("To restore the dump into a new database called newdb:"
+    # and the commands)
     example: str
     # the items of the list such a sentence introduces ("PostgreSQL supports two
     # localization facilities:" and the two)
