@@ -85,10 +85,11 @@ _CLAUSE_OPENING_TAGS = ("WDT", "WP", "WRB")
 
 
 def resumes_sentences(texts: Sequence[str]) -> list[bool]:
-    """Per text that follows a code block its sentence announced with a colon: the text
-    goes on with that sentence rather than starting one ("The main differences between:
-    ‹code› and: ‹code› are that the materialized view cannot …", "… like this: ‹code›
-    selects a scale of 0."). It starts in lower case and opens with a conjunction or a
+    """Per text that follows a code block the sentence before did not end at (it ended in a
+    colon, or mid-clause): the text goes on with that sentence rather than starting one
+    ("The main differences between: ‹code› and: ‹code› are that the materialized view
+    cannot …", "… a lightweight tag with ‹code› which just writes …", "… like this:
+    ‹code› selects a scale of 0."). It starts in lower case and opens with a conjunction or a
     wh-word, or its verb has no subject; a sentence that opens with a name written in
     lower case ("pg_dump is a utility …") has one. One tagger batch; text that does not
     read as English, or starts in upper case, is taken to start a sentence."""
