@@ -225,8 +225,8 @@ def _member_words(members: list[Token]) -> list[list[Token]]:
             phrase.append(before)
             taken.add(before.i)
             first -= 1
-    for phrase in phrases:  # "git fetch and git pull": the parse hangs "pull" elsewhere
-        after = _parallel_word_after(phrase, phrases, taken)
+    for position, phrase in enumerate(phrases):  # "git fetch and git pull": "pull" hung elsewhere
+        after = _parallel_word_after(position, phrases, taken)
         if after is not None:
             phrase.append(after)
             taken.add(after.i)
@@ -252,18 +252,19 @@ def hyphenated_word(token: Token) -> Span:
     return doc[start:end + 1]
 
 
-def _parallel_word_after(phrase: list[Token], phrases: list[list[Token]], taken: set[int]) -> Token | None:
-    """The word right after a member that is written as the start of another member
+def _parallel_word_after(position: int, phrases: list[list[Token]], taken: set[int]) -> Token | None:
+    """The word right after member ``position`` when it is written as the start of another member
     ("git" of "git fetch and git pull"), or as the whole of an earlier one ("VACUUM and
     VACUUM FULL" compares two things): the member's next word, which the parse hung
     elsewhere; None for a member that is neither, or a function word after it."""
     def words_of(tokens: list[Token]) -> list[str]:
         return [t.lower_ for t in sorted(tokens, key=lambda t: t.i)]
 
+    phrase = phrases[position]
     words = words_of(phrase)
     parallel = any(len(other) > len(phrase) and words_of(other)[:len(words)] == words
                    for other in phrases if other is not phrase) \
-        or any(words_of(other) == words for other in phrases[:phrases.index(phrase)])
+        or any(words_of(other) == words for other in phrases[:position])
     doc = phrase[0].doc
     end = max(t.i for t in phrase) + 1
     if not parallel or end >= len(doc) or end in taken:
