@@ -9,10 +9,11 @@ from typing import Any
 
 from research_studio.state import ResearchState
 
-# CommonMark's backslash escape: a backslash before ASCII punctuation stands for that
-# character (the writer escapes a quote's brackets as "\[", and a backslash before
-# punctuation as "\\")
-_MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+# the ASCII punctuation a CommonMark backslash escapes: a backslash before one stands for
+# it (the writer escapes a quote's brackets as "\[", and a backslash before punctuation
+# as "\\"; the plain text undoes both)
+ESCAPABLE_PUNCTUATION = r"[!-/:-@\[-`{-~]"
+_MARKDOWN_ESCAPE = re.compile(rf"\\({ESCAPABLE_PUNCTUATION})")
 
 
 def time_split(calls: list[dict], wall_s: float, embed_s: float) -> dict[str, float]:

@@ -30,6 +30,7 @@ from research_studio.graph.nodes.common import ask_structured, quote_untrusted, 
 from research_studio.graph.nodes.domain_synthesis import group_by_domain, source_reach
 from research_studio.graph.nodes.schemas import SummaryOutput
 from research_studio.graph.relevance import bridged_claims, claim_relevance, relevant_claims
+from research_studio.graph.result import ESCAPABLE_PUNCTUATION
 from research_studio.graph.text_analysis import content_terms, sentences, similar_text, term_overlap
 from research_studio.knowledge.structure import announces, fence_for, in_place
 from research_studio.state import MARKERS, Claim, ResearchState, Source, searched_text
@@ -50,7 +51,7 @@ _STRENGTH_ORDER = ["cross_validated", "verified", "single_source"]  # strongest 
 # CommonMark's code span: a run of backticks, text, and a run of as many backticks
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 # a backslash CommonMark would read as escaping the character after it
-_BACKSLASH_ESCAPE = re.compile(r"\\(?=[!-/:-@\[-`{-~])")
+_BACKSLASH_ESCAPE = re.compile(rf"\\(?={ESCAPABLE_PUNCTUATION})")
 
 
 def _one_line(text: str) -> str:
