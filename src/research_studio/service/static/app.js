@@ -786,6 +786,8 @@ function renderMarkdown(markdown) {
     }
     const heading = /^(#{1,6})\s+(.*)$/.exec(line);
     const item = /^(?:([-*+])|\d+[.)])\s+(.*)$/.exec(line);
+    const listTag = item && (item[1] ? 'ul' : 'ol');
+    const indented = /^\s{2,}/.test(raw); // under the list item above
     if (!line) {
       endBlock();
     } else if (heading) {
@@ -794,22 +796,20 @@ function renderMarkdown(markdown) {
     } else if (/^(-{3,}|\*{3,}|_{3,})$/.test(line)) {
       endBlock();
       blocks.push(el('hr'));
-    } else if (item && list && /^\s{2,}/.test(raw)) {
+    } else if (item && list && indented) {
       // an indented item nests in the item above (the list a claim introduces)
-      const tag = item[1] ? 'ul' : 'ol';
       const parent = list.lastElementChild;
-      let nested = Array.from(parent.children).find((child) => child.tagName.toLowerCase() === tag);
-      if (!nested) nested = parent.appendChild(el(tag));
+      let nested = Array.from(parent.children).find((child) => child.tagName.toLowerCase() === listTag);
+      if (!nested) nested = parent.appendChild(el(listTag));
       nested.append(renderInline(el('li'), item[2]));
     } else if (item) {
-      const tag = item[1] ? 'ul' : 'ol';
-      if (!list || list.tagName.toLowerCase() !== tag) {
+      if (!list || list.tagName.toLowerCase() !== listTag) {
         endBlock();
-        list = el(tag);
+        list = el(listTag);
         blocks.push(list);
       }
       list.append(renderInline(el('li'), item[2]));
-    } else if (list && /^\s{2,}/.test(raw)) {
+    } else if (list && indented) {
       list.lastElementChild.append(' '); // indented continuation of a list item
       renderInline(list.lastElementChild, line);
     } else {
