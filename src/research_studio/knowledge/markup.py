@@ -163,6 +163,49 @@ def _drop_permalinks(tree: Any) -> None:
             link.drop_tree()  # its tail stays
 
 
+def _drop_link_targets(tree: Any) -> None:
+    """Anchors that show nothing: places other pages link to (DocBook puts several index
+    terms, ``<a id="…" class="indexterm"></a>``, at the top of each example and box).
+    trafilatura counts them as links, and a block holding a few of them and a short
+    program listing read as navigation: 62 of the Debian Administrator's Handbook's 294
+    examples were dropped, its static network configuration among them."""
+    for link in list(tree.iter("a")):
+        if len(link) == 0 and not (link.text or "").strip():
+            link.drop_tree()  # its tail stays
+
+
+# A block at least this much of whose words are link text lists where to go rather than
+# saying something: navigation (half is the usual boundary of link density).
+_NAVIGATION_LINK_SHARE = 0.5
+
+
+def _link_share(element: Any) -> float:
+    words = len(" ".join(element.itertext()).split())
+    linked = sum(len(" ".join(link.itertext()).split())
+                 for link in element.iter("a") if link.get("href"))
+    return linked / words if words else 1.0
+
+
+def _keep_documentation_sidebars(tree: Any) -> None:
+    """A documentation generator's sidebar is a box of the text (DocBook's "NOTE", "TIP",
+    "BACK TO BASICS"; reST's ``sidebar`` directive), written with the class web pages give
+    their navigation column, and trafilatura discards every element of that class: a
+    third of the Debian Administrator's Handbook. One that is mostly prose, not links, is
+    kept by taking the class off. An HTML ``<aside>`` stays trafilatura's: the element
+    says its content is tangential to the page."""
+    for element in tree.iter():
+        if not isinstance(element.tag, str):  # a comment or processing instruction
+            continue
+        classes = (element.get("class") or "").split()
+        if "sidebar" in classes and element.tag != "aside" \
+                and _link_share(element) < _NAVIGATION_LINK_SHARE:
+            rest = [name for name in classes if name != "sidebar"]
+            if rest:
+                element.set("class", " ".join(rest))
+            else:
+                del element.attrib["class"]
+
+
 def page_title(html: str) -> str:
     """The page's title as trafilatura reads it (its heading, else its <title>), without
     a permalink symbol; "" without one. A heading that shares no word with the page's
@@ -224,6 +267,38 @@ def _around_text(element: Any, opening: str, closing: str) -> None:
     setattr(node, name, value.rstrip() + closing + value[len(value.rstrip()):])
 
 
+# elements that title what follows them: headings and figure captions (a table's caption
+# is read with its table)
+_TITLE_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "figcaption"})
+# elements that hold their own layout: a title inside one is left to it
+_NOT_TITLED = frozenset({"table", "pre", "code"})
+
+
+def _is_title(element: Any) -> bool:
+    """A heading, or an element a documentation generator classes as a title: DocBook
+    writes a box's, an example's and a procedure's title as ``<p class="title">``,
+    docutils as ``admonition-title``, ``sidebar-title`` or ``topic-title``."""
+    if element.tag in _TITLE_TAGS:
+        return True
+    return any(name == "title" or name.endswith("-title")
+               for name in (element.get("class") or "").split())
+
+
+def _mark_titles(tree: Any, nonce: str) -> None:
+    """Marks around each title's text in the page, before trafilatura reads it (its XML
+    keeps a heading as ``<head>`` but a DocBook title as a plain paragraph), keyed as a
+    definition's are (``_mark_definitions``): ``StructuredText`` records each as a
+    ``TITLE`` block, so a title is never quoted as a claim and never split at the period
+    of its number ("Example 8.2. Static configuration")."""
+    count = 0
+    for element in list(tree.iter()):
+        if not isinstance(element.tag, str) or not _is_title(element) or any(
+                a.tag in _NOT_TITLED or _is_title(a) for a in element.iterancestors()):
+            continue
+        count += 1
+        _around_text(element, f"Z{nonce}MH{count}Q", f"Z{nonce}Mh{count}Q")
+
+
 def _mark_definitions(body: Any, nonce: str) -> re.Pattern[str]:
     """Marks around the text of each definition list's terms and descriptions in
     trafilatura's XML (``<item rend="dt-…">``, ``<item rend="dd-…">``), a description
@@ -245,7 +320,7 @@ def _mark_definitions(body: Any, nonce: str) -> re.Pattern[str]:
                 continue
             mark = "T" if side == "dt" else "D"
             _around_text(item, f"Z{nonce}M{mark}{entry}Q", f"Z{nonce}M{mark.lower()}{entry}Q")
-    return re.compile(rf"Z{nonce}M([TDtd])(\d+)Q")
+    return re.compile(rf"Z{nonce}M([TDHtdh])(\d+)Q")
 
 
 def render_html(html: str) -> RenderedPage:
@@ -259,6 +334,8 @@ def render_html(html: str) -> RenderedPage:
     if tree is None:
         return RenderedPage("", [], [])
     _drop_permalinks(tree)
+    _drop_link_targets(tree)
+    _keep_documentation_sidebars(tree)
     # read from the page before trafilatura cleans the tree: its <pre> text as written,
     # and its tables with their header rows and spans (trafilatura's XML keeps neither)
     preformatted: dict[str, str] = {}
@@ -272,11 +349,12 @@ def render_html(html: str) -> RenderedPage:
                                None if layout else table_statements(_html_table_rows(table)))
     _flatten_inline_code(tree)
     _pad_cells(tree)
+    nonce = uuid.uuid4().hex[:12]
+    _mark_titles(tree, nonce)
     document = trafilatura.bare_extraction(tree, include_comments=False, favor_recall=True)
     body = getattr(document, "body", None)
     if body is None:
         return RenderedPage("", [], [])
-    nonce = uuid.uuid4().hex[:12]
     placed: list[tuple[str, Any]] = []
 
     def place(element: Any, kind: str, payload: Any) -> None:

@@ -31,6 +31,9 @@ TERM = "term"  # a definition list's term (an option, a setting, a function): ne
 # arguments: half under 16 characters, 99.9% under 170, the longest Python signatures
 # (``subprocess.Popen``, with every keyword argument) about 400.
 MAX_TERM_CHARS = 400
+TITLE = "title"  # a heading, or the caption of a box or an example: names what follows,
+# never a claim ("NOTE Multiple addresses", "Example 8.2. Static configuration"); one longer
+# than MAX_TERM_CHARS is a paragraph a page styled as a title, and is read as prose
 
 # a sentence ends at its closing punctuation (and a bracket or quote closing around it:
 # "… -t table.) To specify …") before a capital or a digit, at a blank line (one holding
@@ -394,12 +397,13 @@ class StructuredText:
             self._append(text)
 
     def marked_prose(self, text: str, marks: re.Pattern[str]) -> None:
-        """Prose holding marks around definition list terms and descriptions: ``marks``
-        matches one, its groups the side (``T``/``D`` opening a term or a description,
-        ``t``/``d`` closing it) and its entry's key. The marks are left out of the text;
-        a closed term is recorded as a ``TERM`` block, a closed description as the
-        ``Definition`` of its entry's term (a description may run across code blocks and
-        tables, so stretches open in one piece of prose close in another)."""
+        """Prose holding marks around definition list terms and descriptions, and around
+        titles: ``marks`` matches one, its groups the side (``T``/``D``/``H`` opening a
+        term, a description or a title, lower case closing it) and its key. The marks are
+        left out of the text; a closed term is recorded as a ``TERM`` block, a closed
+        title as a ``TITLE`` block, a closed description as the ``Definition`` of its
+        entry's term (a description may run across code blocks and tables, so stretches
+        open in one piece of prose close in another)."""
         found = list(marks.finditer(text))
         plain = marks.sub("", text)
         lead = len(plain) - len(plain.lstrip())
@@ -411,7 +415,7 @@ class StructuredText:
             at = start + min(max(match.start() - removed - lead, 0), len(kept))
             removed += len(match.group(0))
             side, key = match.group(1), match.group(2)
-            if side in "TD":
+            if side.isupper():
                 self._open[side + key] = at
             elif (begun := self._open.pop(side.upper() + key, None)) is not None:
                 self._close(whole, side, key, begun, at)
@@ -423,6 +427,9 @@ class StructuredText:
             if lo < hi <= lo + MAX_TERM_CHARS:
                 self._terms.setdefault(key, []).append((lo, hi))
                 self.blocks.append(TextBlock(lo, hi, TERM))
+        elif side == "h":
+            if lo < hi <= lo + MAX_TERM_CHARS:
+                self.blocks.append(TextBlock(lo, hi, TITLE))
         elif key in self._terms and lo < hi:  # "-q, --quiet" may be two terms of one entry
             term = ", ".join(" ".join(whole[a:b].split()) for a, b in self._terms[key])
             self.definitions.append(Definition(term, lo, hi))
