@@ -9,6 +9,7 @@ what comes back is the person's own wording.
 from __future__ import annotations
 
 import itertools
+import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -244,12 +245,19 @@ def hyphenated_word(token: Token) -> Span:
     doc = token.doc
     start = end = token.i
     while start > 0 and not doc[start - 1].whitespace_ \
-            and "HYPH" in (doc[start - 1].tag_, doc[start].tag_):
+            and (_is_hyphen(doc[start - 1]) or _is_hyphen(doc[start])):
         start -= 1
     while end + 1 < len(doc) and not doc[end].whitespace_ \
-            and "HYPH" in (doc[end].tag_, doc[end + 1].tag_):
+            and (_is_hyphen(doc[end]) or _is_hyphen(doc[end + 1])):
         end += 1
     return doc[start:end + 1]
+
+
+def _is_hyphen(token: Token) -> bool:
+    """A hyphen by its tag, or by its character (Unicode's dash punctuation) where the small
+    model tagged it otherwise ("non-free": "-" read as an adjective)."""
+    return token.tag_ == "HYPH" or (len(token.text) == 1
+                                    and unicodedata.category(token.text) == "Pd")
 
 
 def _parallel_word_after(position: int, phrases: list[list[Token]], taken: set[int]) -> Token | None:
