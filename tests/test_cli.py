@@ -46,6 +46,20 @@ def test_ingest_list_search_json(tmp_path):
     assert "Mars" in table
 
 
+def test_skipped_files_are_summed_up_by_reason(tmp_path):
+    """A documentation folder holds hundreds of images and style sheets: the summary gives
+    each reason one line with its count, and still names a file skipped for its own."""
+    home = tmp_path / "home"
+    corpus = write_corpus(tmp_path / "corpus")
+    folder = corpus["md"].parent
+    for name in ("1.png", "2.png", "3.png"):
+        (folder / name).write_bytes(b"\x89PNG")
+    (folder / "broken.pdf").write_bytes(b"junk")
+    out = run("ingest", str(folder), "--kb", "notes", home=home).stdout
+    assert out.count(".png") == 2, out  # the reason, and the one file shown as an example
+    assert "3 items" in out and "broken.pdf" in out
+
+
 def test_errors_are_one_clear_line(tmp_path):
     home = tmp_path / "home"
     corpus = write_corpus(tmp_path / "corpus")

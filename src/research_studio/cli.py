@@ -70,14 +70,26 @@ def _print_ingest_summary(summary: Any) -> None:
         table.add_row(label, str(value))
     console.print(table)
     if summary.skipped:
-        skipped = Table(title="Skipped", show_lines=False)
-        skipped.add_column("item", overflow="fold")
-        skipped.add_column("reason", overflow="fold")
-        for item in summary.skipped[:50]:
-            skipped.add_row(item.location, item.reason)
-        if len(summary.skipped) > 50:
-            skipped.add_row("…", f"{len(summary.skipped) - 50} more")
-        console.print(skipped)
+        console.print(_skipped_table(summary.skipped))
+
+
+def _skipped_table(items: list[Any], max_rows: int = 50) -> Table:
+    """One row per reason: a documentation folder's hundreds of images and style sheets
+    ("unsupported file type .png") are one line with their count and an example, and a
+    file skipped for a reason of its own (unreadable, too large) is named."""
+    by_reason: dict[str, list[str]] = {}
+    for item in items:
+        by_reason.setdefault(item.reason, []).append(item.location)
+    table = Table(title="Skipped", show_lines=False)
+    table.add_column("item", overflow="fold")
+    table.add_column("reason", overflow="fold")
+    for reason, locations in list(by_reason.items())[:max_rows]:
+        shown = locations[0] if len(locations) == 1 else \
+            f"{len(locations)} items, such as {locations[0]}"
+        table.add_row(shown, reason)
+    if len(by_reason) > max_rows:
+        table.add_row("…", f"{len(by_reason) - max_rows} more reasons")
+    return table
 
 
 # Without a terminal (output piped to a log or a CI job) the progress bar is off: a plain
