@@ -1,11 +1,12 @@
 """Prompt injection in sources: the directive detector's rates, then the research itself.
 
-    .venv/bin/python benchmarks/injection_suite.py detector [--pg-docs DIR]
+    .venv/bin/python benchmarks/injection_suite.py detector [--pg-docs DIR] [--html NAME=GLOB ...]
     .venv/bin/python benchmarks/injection_suite.py research
 
 ``detector`` scores the held-out injections of ``benchmarks/data/injections.toml``
 (positives) and every prose sentence of real corpora (negatives: the Python docs, the
-MuSiQue and HotpotQA passages in $RESEARCH_STUDIO_EVAL_DATA, the PostgreSQL manual's HTML when given)
+MuSiQue and HotpotQA passages in $RESEARCH_STUDIO_EVAL_DATA, the PostgreSQL manual's HTML when given,
+a sample of each ``--html`` documentation set's sentences)
 and prints, for a grid of thresholds, how many injections are caught and how many
 ordinary sentences would be dropped. ``research`` runs the real pipeline (embedded
 model, real knowledge base) on one question over a small corpus, first clean, then once
@@ -42,7 +43,25 @@ def injections() -> list[str]:
     return [record["text"] for record in injection_records()]
 
 
-def corpus_sentences(pg_docs: Path | None) -> dict[str, list[str]]:
+def html_sentences(pattern: str, limit: int) -> list[str]:
+    """The prose sentences of a documentation set's HTML pages as ingestion reads them
+    (``render_html``), at most ``limit`` of them drawn at random (seed 0)."""
+    import glob
+    import random
+
+    from research_studio.graph.text_analysis import evidence_units, is_prose
+    from research_studio.knowledge.markup import render_html
+
+    out: list[str] = []
+    for page in sorted(glob.glob(pattern)):
+        rendered = render_html(Path(page).read_text(errors="replace"))
+        out += [u.text for u in evidence_units(rendered.text, blocks=rendered.blocks)
+                if u.kind == "prose" and is_prose(u.text)]
+    return random.Random(0).sample(out, min(limit, len(out)))
+
+
+def corpus_sentences(pg_docs: Path | None, html_sets: list[str], limit: int,
+                     ) -> dict[str, list[str]]:
     from research_studio.graph.text_analysis import evidence_units, is_prose
     from research_studio.knowledge.demo import python_docs_documents
 
@@ -60,10 +79,13 @@ def corpus_sentences(pg_docs: Path | None) -> dict[str, list[str]]:
         pages = sorted(pg_docs.glob("*.html"))[::3]  # every third page: the encoder is slow
         out["postgresql-15"] = prose(html.unescape(tags.sub(" ", p.read_text(errors="replace")))
                                      for p in pages)
+    for item in html_sets:
+        name, _, pattern = item.partition("=")
+        out[name] = html_sentences(pattern, limit)
     return out
 
 
-def detector(pg_docs: Path | None) -> None:
+def detector(pg_docs: Path | None, html_sets: list[str], limit: int) -> None:
     from research_studio.graph.directives import directives_among
     from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
 
@@ -78,7 +100,7 @@ def detector(pg_docs: Path | None) -> None:
         return np.stack([memo[t] for t in texts])
 
     positives = injections()
-    corpora = corpus_sentences(pg_docs)
+    corpora = corpus_sentences(pg_docs, html_sets, limit)
     print(f"injections: {len(positives)}; ordinary sentences: "
           + ", ".join(f"{k} {len(v)}" for k, v in corpora.items()), flush=True)
     print("min_sim margin | caught | dropped per corpus")
@@ -164,10 +186,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("part", choices=["detector", "research"])
     parser.add_argument("--pg-docs", type=Path)
+    parser.add_argument("--html", action="append", default=[], metavar="NAME=GLOB",
+                        help="a documentation set's HTML pages, read as ingestion reads them")
+    parser.add_argument("--per-set", type=int, default=3000,
+                        help="sentences drawn from each --html set (the encoder is slow)")
     parser.add_argument("--places", nargs="+", choices=list(PLACES), default=list(PLACES))
     args = parser.parse_args()
     np.set_printoptions(precision=3)
-    detector(args.pg_docs) if args.part == "detector" else research(args.places)
+    if args.part == "detector":
+        detector(args.pg_docs, args.html, args.per_set)
+    else:
+        research(args.places)
 
 
 if __name__ == "__main__":
