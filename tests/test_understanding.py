@@ -1151,6 +1151,20 @@ def test_a_plural_pronoun_a_singular_name_cannot_be_is_a_plural_before_it(embed,
     assert expected in texts, texts
 
 
+@pytest.mark.parametrize(("question", "expected", "kept"), [
+    # "them" with no plural before it is one person, the one the clause before acted on
+    ("How do I add a new user and give them sudo rights?", "How do I give a new user sudo rights?", ""),
+    ("How do I hire a contractor and pay them?", "How do I pay a contractor?", ""),
+    # after a preposition the noun in that role is seldom the one meant, and a subject's
+    # verb agrees with "they": both are left as written
+    ("How do I tell my manager about the outage and what should I say to them?", "", "them"),
+    ("How do I configure the firewall and what do they block?", "", "they"),
+])
+def test_a_singular_them_is_the_object_before_it(embed, question, expected, kept):
+    _, texts = plan_of(question, embed)
+    assert (expected in texts) if expected else any(kept in t.rstrip("?").split() for t in texts), texts
+
+
 def test_a_name_written_as_a_plural_is_what_a_plural_pronoun_stands_for(embed):
     _, texts = plan_of("How did the Beatles write songs, and why did they split?", embed)
     assert "Why did the Beatles split?" in texts, texts

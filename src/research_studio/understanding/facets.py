@@ -769,27 +769,38 @@ def resolve_pronouns(text: str, span: Span, referent: str) -> str:
 
 
 # a pronoun's role and the roles a noun phrase before it takes to be what it stands for
+# (an indirect object, "give them sudo rights", is the one the clause before acted on)
 _PARALLEL_ROLES = {"nsubj": ("nsubj", "nsubjpass"), "nsubjpass": ("nsubj", "nsubjpass"),
-                   "dobj": ("dobj",), "pobj": ("pobj",)}
+                   "dobj": ("dobj",), "pobj": ("pobj",), "dative": ("dative", "dobj")}
+# the roles in which a plural pronoun may stand for one thing: an object, whose verb does
+# not agree with it ("do they" cannot become "do the firewall"); not after a preposition,
+# where the noun in that role is seldom the one meant ("tell my manager about the outage
+# and what should I say to them")
+_SINGULAR_THEY_ROLES = ("dobj", "dative")
 
 
 def parallel_antecedent(pronoun: Token, span: Span) -> str:
     """What a plural pronoun stands for: the nearest plural common noun before the segment
     that is what the pronoun is in its own clause (a subject for "they", an object for
     "them"; a possessive, "their", is read as a subject), else the nearest plural common
-    noun, with the words written before it and their determiner; empty when
-    there is none, or when a plural noun of the segment comes before the pronoun, which
-    may be what it stands for and keeps it readable ("…, what can be done for patients
-    to improve their comfort?"). Names are left out: the tagger reads "Kubernetes" as a
-    plural."""
+    noun, else (a singular "them", an object) the nearest singular common noun in that role,
+    with the words written before it and their determiner; empty when there is none, or
+    when a plural noun of the segment comes before the pronoun, which may be what it
+    stands for and keeps it readable ("…, what can be done for patients to improve their
+    comfort?"). Names are left out: the tagger reads "Kubernetes" as a plural."""
     if pronoun.morph.get("Number") != ["Plur"] or any(
             t.pos_ in ("NOUN", "PROPN") and t.morph.get("Number") == ["Plur"]
             for t in span.doc[span.start:pronoun.i]):
         return ""
     roles = _PARALLEL_ROLES.get("nsubj" if pronoun.tag_ == "PRP$" else pronoun.dep_, ())
-    plurals = [t for t in reversed(span.doc[:span.start])
-               if t.pos_ == "NOUN" and t.morph.get("Number") == ["Plur"]]
+    before = list(reversed(span.doc[:span.start]))
+    plurals = [t for t in before if t.pos_ == "NOUN" and t.morph.get("Number") == ["Plur"]]
     noun = next((t for t in plurals if t.dep_ in roles), plurals[0] if plurals else None)
+    if noun is None and not plurals and pronoun.dep_ in _SINGULAR_THEY_ROLES:
+        # no plural noun before: a singular "them" for the noun in the same role ("How do
+        # I add a new user and give them sudo rights?": "them" is the new user)
+        noun = next((t for t in before if t.pos_ == "NOUN" and t.dep_ in roles
+                     and t.morph.get("Number") == ["Sing"]), None)
     if noun is None:
         return ""
     words = _own_words(noun) + [t for t in noun.lefts if t.dep_ == "det"]
