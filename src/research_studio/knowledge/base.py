@@ -503,7 +503,7 @@ class KnowledgeBase:
         now = datetime.now(UTC).isoformat(timespec="seconds")
         passages = []
         spans = chunk_spans(doc.text, self.settings.chunk_size, self.settings.chunk_overlap,
-                            keep_together=announced_stretches(doc.text, blocks))
+                            keep_together=announced_stretches(doc.text, blocks, cuts.units))
         for span in spans:
             text = doc.text[span.start:span.end]
             lead, tail = cuts.at(span.start, span.end)

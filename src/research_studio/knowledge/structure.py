@@ -223,9 +223,9 @@ class ChunkCuts:
     begin a unit finished after it. A unit inside those stretches is a fragment."""
 
     def __init__(self, text: str, blocks: Iterable[TextBlock] | None = None) -> None:
-        units = segments(text, blocks)
-        self._starts = [s for s, _ in units]
-        self._ends = [e for _, e in units]
+        self.units = segments(text, blocks)  # read again by ``announced_stretches``
+        self._starts = [s for s, _ in self.units]
+        self._ends = [e for _, e in self.units]
 
     def at(self, start: int, end: int) -> tuple[int, int]:
         lead = tail = 0
@@ -293,15 +293,17 @@ def following_list(text: str, position: int, to_end: bool = False) -> tuple[list
     return (items, end) if to_end and items else None
 
 
-def announced_stretches(text: str, blocks: Iterable[TextBlock] | None = None) -> list[tuple[int, int]]:
+def announced_stretches(text: str, blocks: Iterable[TextBlock] | None = None,
+                        units: Sequence[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
     """Where a sentence ending in a colon and the code block or list it announces lie,
     from the sentence's start to the block's or list's end ("To restore the dump into a
     new database called newdb:" and its commands): a chunk that cuts such a stretch
-    leaves the sentence without what it announces."""
+    leaves the sentence without what it announces. ``units``: the text's ``segments``
+    when the caller has them (``ChunkCuts.units``, of the same text and blocks)."""
     known = find_blocks(text) if blocks is None else list(blocks)
     code_at = {b.start: b.end for b in known if b.kind == CODE}
     out: list[tuple[int, int]] = []
-    for start, end in segments(text, known):
+    for start, end in segments(text, known) if units is None else units:
         if not announces(text[start:end]):
             continue
         following = end + len(text[end:]) - len(text[end:].lstrip())

@@ -69,13 +69,14 @@ def _web_search(deps: ResearchDeps, task: Task, sq_id: str) -> tuple[list[Retrie
         try:
             page = fetch_page(result.url, deps.web)
             blocks = page.blocks if page.blocks is not None else find_blocks(page.text)
+            cuts = ChunkCuts(page.text, blocks)
             spans = chunk_spans(page.text, deps.web.page_span_chars, deps.web.page_span_overlap,
-                                keep_together=announced_stretches(page.text, blocks))
+                                keep_together=announced_stretches(page.text, blocks, cuts.units))
             if spans:
                 best = max(spans, key=lambda s: term_overlap(task.query, page.text[s.start:s.end]))
                 text, start = page.text[best.start:best.end], best.start
                 title = page.title or title
-                lead, tail = ChunkCuts(page.text, blocks).at(best.start, best.end)
+                lead, tail = cuts.at(best.start, best.end)
                 structure = {"lead": lead, "tail": tail, "ends_document": best is spans[-1], "blocks": [
                     [b.start, b.end, b.kind] for b in clip_blocks(blocks, best.start, best.end)]}
                 if page.definitions:
