@@ -42,6 +42,22 @@ def test_a_question_about_what_the_asker_does_needs_a_clear_thing_type(question,
     assert asked_type(question, EMBED) == expected
 
 
+@pytest.mark.parametrize(("question", "expected"), [
+    # a "how" or "why" whose verb leans to a thing type still asks for an explanation
+    ("How does a browser find a web server?", "explanation"),
+    ("How are judges appointed in France?", "explanation"),
+    ("Why was the treaty signed?", "explanation"),
+    ("How did the war end?", "explanation"),
+    ("How is the president chosen?", "explanation"),
+    # an adverb that asks for a thing keeps it, however its verb leans
+    ("When did the Second World War end?", "date"),
+    ("Where does the Danube rise?", "place"),
+    ("How far is the Moon from Earth?", "number"),
+])
+def test_a_question_adverb_and_its_verb_must_agree_or_lead_clearly(question, expected):
+    assert asked_type(question, EMBED) == expected
+
+
 def test_asked_phrase_keeps_the_question_word_and_its_noun():
     assert asked_phrase(parse("What county shares a border with the county where Tenement was founded?")) \
         .startswith("What county")
