@@ -42,6 +42,8 @@ from research_studio.knowledge.structure import (
     term_at,
 )
 from research_studio.state import Finding, Source, SubQuestion, searched_text
+from research_studio.understanding.exemplars import Embed
+from research_studio.understanding.pointers import point_into_the_text
 from research_studio.understanding.statements import resumes_sentences, states_something
 
 # Candidates read per finding wanted: enough to replace a title with the next sentence,
@@ -137,7 +139,7 @@ def introduced_example(text: str, quote_end: int, units: Sequence[Sentence],
 
 def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], iteration: int,
                         config: ResearchConfig, similarity: SimilarityFn | None = None,
-                        ) -> list[Finding]:
+                        embed: Embed | None = None) -> list[Finding]:
     """The most relevant sentences of each passage; a passage's lead sentence when no
     sentence shares a term (it usually names what the passage is about — the next hop).
 
@@ -145,7 +147,10 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
     states plus, with ``similarity``, the sentence encoder's cosine with the sub-question:
     words alone tie every sentence that says "finally clause", and the encoder tells
     the one that answers how exceptions propagate out of it from the ones that mention it.
-    Every sentence of the iteration is embedded in one batch."""
+    Every sentence of the iteration is embedded in one batch. With ``embed``, a sentence
+    that points into the text ("Section 2 describes the steps …", ``understanding.pointers``)
+    is passed over as a title is, unless it announces what follows it (a colon before a
+    list or code shows what it points to)."""
     question = searched_text(sub_question)
     out: list[Finding] = []
     whole = [whole_units(item.source) for item in retrieved]
@@ -178,6 +183,8 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
     prose = [s for candidates in ranked for _, s in candidates if s.kind == "prose"]
     stating = dict(zip((id(s) for s in prose), states_something([s.text for s in prose]),
                        strict=True))
+    if embed is not None:
+        pass_over_pointers(ranked, wanted, stating, embed, config.pointer_margin)
     for item, every, units, candidates, count in zip(retrieved, whole, per_item, ranked, wanted,
                                                      strict=True):
         source = item.source
@@ -198,6 +205,26 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
                 method="extractive", context=terms.get(id(sentence), ""),
                 **_example(source, sentence.end, every, config)))
     return out
+
+
+def pass_over_pointers(ranked: list[list[tuple[float, Sentence]]], wanted: list[int],
+                       stating: dict[int, bool], embed: Embed, margin: float) -> None:
+    """Mark in ``stating`` the sentences that would be chosen (each passage's first
+    ``wanted`` that state something) and point into the text, then judge the ones that
+    take their place, until the chosen are all judged: only the sentences a passage gives
+    are parsed, not its whole lookahead. A sentence that announces what follows it is not
+    judged: with the list or code it points to, it shows something."""
+    judged: set[int] = set()
+    while True:
+        due = [s for candidates, count in zip(ranked, wanted, strict=True)
+               for s in [s for _, s in candidates if stating.get(id(s), True)][:count]
+               if s.kind == "prose" and id(s) not in judged and not announces(s.text)]
+        if not due:
+            return
+        for sentence, points in zip(due, point_into_the_text([s.text for s in due], embed, margin),
+                                    strict=True):
+            judged.add(id(sentence))
+            stating[id(sentence)] = not points
 
 
 def announced_items(text: str, quote_end: int, units: Sequence[Sentence], max_chars: int,
@@ -286,7 +313,8 @@ class OfflineFindings:
     async def extract(self, deps: ResearchDeps, sub_question: SubQuestion,
                       retrieved: list[Retrieved], iteration: int,
                       config: ResearchConfig) -> list[Finding]:
-        return extractive_findings(sub_question, retrieved, iteration, config, deps.similarity)
+        return extractive_findings(sub_question, retrieved, iteration, config, deps.similarity,
+                                   deps.embeddings.embed_array)
 
 
 class ModelFindings:
