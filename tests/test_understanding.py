@@ -585,6 +585,16 @@ def test_a_why_question_whose_verb_is_tagged_a_noun_asks_for_its_factors(embed):
     assert "What factors led cats to purr?" in texts and "What are the causes of cats?" not in texts
 
 
+@pytest.mark.parametrize(("question", "reason"), [
+    ("Why does the build not finish on Windows?", "the build not to finish on Windows"),
+    ("Why doesn't the server start after an upgrade?", "the server not to start after an upgrade"),
+    ("Why isn't the lake frozen in winter?", "the lake not to be frozen in winter"),
+])
+def test_a_negated_why_question_asks_for_what_led_to_the_negation(question, reason):
+    from research_studio.understanding.facets import asked_reason
+    assert asked_reason(question, parse(question)) == reason
+
+
 @pytest.mark.parametrize(("question", "event"), [
     ("What happens if the main power supply fails?", "the main power supply fails"),
     ("What happens when a disk fills up completely?", "a disk fills up completely"),

@@ -893,10 +893,15 @@ def asked_reason(text: str, doc: Doc) -> str:
     named = [t for t in head.subtree if t.i <= head.i] + [
         t for c in head.rights if c.dep_ == "prep" for t in c.subtree]
     subject = text_of(text, named)
-    rest = [t for t in doc[root.i + 1:root.sent.end] if not t.is_punct and t not in named]
+    negation = [c for c in root.children if c.dep_ == "neg"]
+    rest = [t for t in doc[root.i + 1:root.sent.end]
+            if not t.is_punct and t not in named and t not in negation]
     if root.pos_ == "AUX" and not rest:
         return ""  # a copula with no complement: the parse took it into the subject ("the ocean blue")
-    return f"{subject} to {root.lemma_}{' ' + text_of(text, rest) if rest else ''}"
+    # a negated verb keeps its negation: "Why does my database file not shrink …?" asks
+    # for what led it not to shrink
+    negated = "not " if negation else ""
+    return f"{subject} {negated}to {root.lemma_}{' ' + text_of(text, rest) if rest else ''}"
 
 
 def asked_outcome(text: str, doc: Doc) -> str:
