@@ -93,16 +93,34 @@ def _leads(scores: dict[str, float], label: str) -> float:
     return scores[label] - max(v for name, v in scores.items() if name != label)
 
 
-def pointer_margins(texts: Sequence[str], embed: Embed) -> list[float | None]:
-    """Per text, how clearly its first sentence points into the text: the smaller of its
-    subject's lead as a part of a text and its verb's lead as telling (cosine, mean of the
-    nearest exemplars); None for a text with no skeleton or that cannot be parsed."""
-    found = _skeletons(parse_batch(list(texts), skip=_UNREAD))
+def _margins(texts: list[str], embed: Embed) -> list[float | None]:
+    found = _skeletons(parse_batch(texts, skip=_UNREAD))
     judged = [s for s in found if s is not None]
     subjects = iter(exemplar_scores([s for s, _ in judged], embed, "text_pointers", "subjects"))
     verbs = iter(exemplar_scores([v for _, v in judged], embed, "text_pointers", "verbs"))
     return [None if s is None else min(_leads(next(subjects), "text_part"), _leads(next(verbs), "tells"))
             for s in found]
+
+
+# Margins already found in this process, per encoder and text: the same passages come back
+# in every iteration and sub-question of a question (197 judgements of 76 sentences on a
+# MuSiQue question), and from question to question over one collection. Bounded: emptied
+# when it would pass this many.
+_FOUND: dict[Embed, dict[str, float | None]] = {}
+_FOUND_LIMIT = 50_000
+
+
+def pointer_margins(texts: Sequence[str], embed: Embed) -> list[float | None]:
+    """Per text, how clearly its first sentence points into the text: the smaller of its
+    subject's lead as a part of a text and its verb's lead as telling (cosine, mean of the
+    nearest exemplars); None for a text with no skeleton or that cannot be parsed."""
+    found = _FOUND.setdefault(embed, {})
+    new = [t for t in dict.fromkeys(texts) if t not in found]
+    if len(found) + len(new) > _FOUND_LIMIT:
+        found.clear()
+    if new:
+        found.update(zip(new, _margins(new, embed), strict=True))
+    return [found[t] for t in texts]
 
 
 def point_into_the_text(texts: Sequence[str], embed: Embed, margin: float) -> list[bool]:
