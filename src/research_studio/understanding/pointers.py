@@ -118,6 +118,7 @@ def pointer_margins(texts: Sequence[str], embed: Embed) -> list[float | None]:
     new = [t for t in dict.fromkeys(texts) if t not in found]
     if len(found) + len(new) > _FOUND_LIMIT:
         found.clear()
+        new = list(dict.fromkeys(texts))
     if new:
         found.update(zip(new, _margins(new, embed), strict=True))
     return [found[t] for t in texts]
