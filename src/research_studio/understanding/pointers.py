@@ -3,11 +3,13 @@ the steps an application must take …", "See Chapter 13 for more information ab
 "This document provides background information about …".
 
 Such a sentence names its topic densely, so it ranks first among a passage's sentences,
-and tells the reader only where the answer is written. It is told by its skeleton — the
-main clause's subject and verb ("Section 2 describes"), or an instruction's verb and
-object ("See Chapter 13") — judged by the sentence encoder against exemplar skeletons
-(``prompts/text_pointers.toml``): the skeleton leaves out the topic the rest of the
-sentence names, which would pull the encoder towards the subject.
+and tells the reader only where the answer is written. It is told by its skeleton: what
+the main clause speaks of (its subject, or an instruction's object: "Section 2", "Chapter
+13") and what it says of it (the verb: "describes", "See"), each judged by the sentence
+encoder against exemplars (``prompts/text_pointers.toml``). Judged apart, as a part of a
+text and as telling: the name of a part alone would decide a phrase of both ("The
+<IfModule> section is used to mark directives …" speaks of a configuration section), and
+the rest of the sentence, left out, names the topic that would pull the encoder.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ def _stated_beside(root: Token) -> bool:
 def skeleton(sentence: Span) -> tuple[str, str] | None:
     """What the main clause speaks of and what it says of it: its subject, and its verb
     with the auxiliaries before it ("This document", "it describes"), or for an
-    instruction what follows its verb, and the verb ("Section 5.11 for more", "See");
+    instruction what it names, and the verb ("Section 5.11", "See");
     None for a clause with neither (a fragment, a title)."""
     root = sentence.root
     subject = next((c for c in root.children if c.dep_ in _SUBJECTS), None)
