@@ -388,11 +388,11 @@ class ResearchConfig(BaseModel):
     # a sentence that points into the text ("Section 2 describes the steps …", "See
     # Chapter 13 for more information") is passed over for the next sentence of its
     # passage when both what it speaks of reads as a part of a text and what it says of it
-    # as telling, each by this much (understanding/pointers.py). Over the sentences of six
-    # manuals' passages (docs/lab-log.md §44) sentences at 0.15 and above are pointers but
-    # for about one in twenty; below 0.15 come sentences that show an example ("The next
-    # example shows …") and plain statements ("The last part indicates the size …"); of
-    # 14,029 MuSiQue and HotpotQA sentences 2 reach it.
+    # as telling, each by this much (understanding/pointers.py). Read over the passages of
+    # five manuals and whole sets of two more (docs/lab-log.md §44), sentences at 0.15 and
+    # above are pointers but for about one in twenty; below it come sentences that show an
+    # example ("The next example shows …") and plain statements ("The last part indicates
+    # the size …"); 3 of 14,231 MuSiQue and HotpotQA sentences reach it.
     pointer_margin: float = Field(default=0.15, ge=0.0)
     # A finding whose sentence ends in a colon right before a code block ("To restore the
     # dump into a new database called newdb:") carries that block as its example when the
