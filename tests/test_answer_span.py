@@ -49,9 +49,12 @@ def test_a_question_about_what_the_asker_does_needs_a_clear_thing_type(question,
     ("Why was the treaty signed?", "explanation"),
     ("How did the war end?", "explanation"),
     ("How is the president chosen?", "explanation"),
+    ("Why do cats knock things off tables?", "explanation"),  # "Why" alone is as near a work
+    ("How should I back up a web server?", "explanation"),  # "back up", not "back"
     # an adverb that asks for a thing keeps it, however its verb leans
     ("When did the Second World War end?", "date"),
     ("Where does the Danube rise?", "place"),
+    ("When do swallows fly south?", "date"),
     ("How far is the Moon from Earth?", "number"),
 ])
 def test_a_question_adverb_and_its_verb_must_agree_or_lead_clearly(question, expected):
