@@ -60,7 +60,7 @@ def test_a_pointer_that_announces_what_follows_stays():
 
 def test_margins_are_found_again_once_the_memory_is_full(monkeypatch):
     from research_studio.understanding import pointers
-    monkeypatch.setattr(pointers, "_FOUND_LIMIT", 2)
+    monkeypatch.setattr(pointers._memory(EMBED), "limit", 2)
     first = pointers.pointer_margins(["See Chapter 4 for details.", "The disk is full."], EMBED)
     again = pointers.pointer_margins(["The disk is full.", "Chapter 9 explains the format."], EMBED)
     assert again[0] == first[1] and again[1] is not None and again[1] >= MARGIN

@@ -27,6 +27,7 @@ from research_studio.understanding.parser import (
     opens_a_line,
     parse_batch,
 )
+from research_studio.understanding.text_memory import TextMemory
 
 # spaCy's English entity labels for things one can look up (not a date, a count or an amount)
 NAME_LABELS = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT",
@@ -162,19 +163,13 @@ def names_in_texts(texts: Sequence[str]) -> list[list[str]]:
             for text, doc in zip(texts, docs, strict=True)]
 
 
-_read: dict[str, tuple[str, ...]] = {}
+_read: TextMemory[tuple[str, ...]] = TextMemory(CACHED_TEXTS)
 
 
 def names_of_each(texts: Sequence[str]) -> list[tuple[str, ...]]:
     """``names_in_texts`` with each text read at most once per process (the memory is
     emptied when it would hold more than ``CACHED_TEXTS`` texts)."""
-    known = {t: _read[t] for t in texts if t in _read}
-    unread = [t for t in dict.fromkeys(texts) if t not in known]
-    known.update(zip(unread, map(tuple, names_in_texts(unread)), strict=True))
-    if len(_read) + len(unread) > CACHED_TEXTS:
-        _read.clear()
-    _read.update((t, known[t]) for t in unread)
-    return [known[t] for t in texts]
+    return _read.read(texts, lambda unread: map(tuple, names_in_texts(unread)))
 
 
 def without_possessive(name: str) -> str:

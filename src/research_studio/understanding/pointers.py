@@ -20,6 +20,7 @@ from spacy.tokens import Doc, Span, Token
 
 from research_studio.understanding.exemplars import Embed, exemplar_scores
 from research_studio.understanding.parser import parse_batch
+from research_studio.understanding.text_memory import TextMemory
 
 _SUBJECTS = ("nsubj", "nsubjpass")
 # the skeleton reads the tagger's and the parser's output, no entity: the recogniser is
@@ -104,26 +105,22 @@ def _margins(texts: list[str], embed: Embed) -> list[float | None]:
             for s in found]
 
 
-# Margins already found in this process, per encoder and text: the same passages come back
-# in every iteration and sub-question of a question (197 judgements of 76 sentences on a
-# MuSiQue question), and from question to question over one collection. Bounded: emptied
-# when it would pass this many.
-_FOUND: dict[Embed, dict[str, float | None]] = {}
+# Margins already found in this process, per encoder: the same passages come back in every
+# iteration and sub-question of a question (197 judgements of 76 sentences on a MuSiQue
+# question), and from question to question over one collection.
 _FOUND_LIMIT = 50_000
+_found: dict[Embed, TextMemory[float | None]] = {}
+
+
+def _memory(embed: Embed) -> TextMemory[float | None]:
+    return _found.setdefault(embed, TextMemory(_FOUND_LIMIT))
 
 
 def pointer_margins(texts: Sequence[str], embed: Embed) -> list[float | None]:
     """Per text, how clearly its first sentence points into the text: the smaller of its
     subject's lead as a part of a text and its verb's lead as telling (cosine, mean of the
     nearest exemplars); None for a text with no skeleton or that cannot be parsed."""
-    found = _FOUND.setdefault(embed, {})
-    new = [t for t in dict.fromkeys(texts) if t not in found]
-    if len(found) + len(new) > _FOUND_LIMIT:
-        found.clear()
-        new = list(dict.fromkeys(texts))
-    if new:
-        found.update(zip(new, _margins(new, embed), strict=True))
-    return [found[t] for t in texts]
+    return _memory(embed).read(texts, lambda unread: _margins(unread, embed))
 
 
 def point_into_the_text(texts: Sequence[str], embed: Embed, margin: float) -> list[bool]:
