@@ -425,13 +425,11 @@ class StructuredText:
     def _close(self, whole: str, side: str, key: str, begun: int, at: int) -> None:
         written = whole[begun:at]
         lo, hi = begun + len(written) - len(written.lstrip()), begun + len(written.rstrip())
-        if side == "t":
+        if side in ("t", "h"):  # a term or a title, each at most MAX_TERM_CHARS
             if lo < hi <= lo + MAX_TERM_CHARS:
-                self._terms.setdefault(key, []).append((lo, hi))
-                self.blocks.append(TextBlock(lo, hi, TERM))
-        elif side == "h":
-            if lo < hi <= lo + MAX_TERM_CHARS:
-                self.blocks.append(TextBlock(lo, hi, TITLE))
+                if side == "t":
+                    self._terms.setdefault(key, []).append((lo, hi))
+                self.blocks.append(TextBlock(lo, hi, TERM if side == "t" else TITLE))
         elif key in self._terms and lo < hi:  # "-q, --quiet" may be two terms of one entry
             term = ", ".join(" ".join(whole[a:b].split()) for a, b in self._terms[key])
             self.definitions.append(Definition(term, lo, hi))
