@@ -60,6 +60,21 @@ def html_sentences(pattern: str, limit: int) -> list[str]:
     return random.Random(0).sample(out, min(limit, len(out)))
 
 
+def qa_sentences() -> dict[str, list[str]]:
+    """The prose sentences of the MuSiQue and HotpotQA development paragraphs, per file
+    found in the evaluation data folder (a missing file is left out)."""
+    from research_studio.graph.text_analysis import evidence_units, is_prose
+
+    out: dict[str, list[str]] = {}
+    for name in ("musique_dev100", "hotpotqa_dev200"):
+        path = eval_file(f"{name}.jsonl", required=False)
+        if path is not None:
+            rows = [json.loads(line) for line in path.open()]
+            out[name] = [u.text for r in rows for p in r["paragraphs"]
+                         for u in evidence_units(p["text"]) if is_prose(u.text)]
+    return out
+
+
 def corpus_sentences(pg_docs: Path | None, html_sets: list[str], limit: int,
                      ) -> dict[str, list[str]]:
     from research_studio.graph.text_analysis import evidence_units, is_prose
@@ -68,12 +83,7 @@ def corpus_sentences(pg_docs: Path | None, html_sets: list[str], limit: int,
     def prose(texts) -> list[str]:
         return [u.text for t in texts for u in evidence_units(t) if is_prose(u.text)]
 
-    out = {"python-docs": prose(d.text for d in python_docs_documents())}
-    for name in ("musique_dev100", "hotpotqa_dev200"):
-        path = eval_file(f"{name}.jsonl", required=False)
-        if path is not None:
-            rows = [json.loads(line) for line in path.open()]
-            out[name] = prose(p["text"] for r in rows for p in r["paragraphs"])
+    out = {"python-docs": prose(d.text for d in python_docs_documents()), **qa_sentences()}
     if pg_docs:
         tags = re.compile(r"<[^>]+>")
         pages = sorted(pg_docs.glob("*.html"))[::3]  # every third page: the encoder is slow

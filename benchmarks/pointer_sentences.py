@@ -13,33 +13,16 @@ that lead by most and those just at the margin, to be read.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.eval_data import eval_file  # noqa: E402 (after the path is set)
-from benchmarks.injection_suite import html_sentences  # noqa: E402
+from benchmarks.injection_suite import html_sentences, qa_sentences  # noqa: E402 (after the path is set)
 
 MARGINS_AROUND = (0.10, 0.20)
 EVERY_SENTENCE = 10**9
-
-
-def qa_sentences() -> dict[str, list[str]]:
-    from research_studio.graph.text_analysis import evidence_units, is_prose
-
-    out: dict[str, list[str]] = {}
-    for name in ("musique_dev100", "hotpotqa_dev200"):
-        path = eval_file(f"{name}.jsonl", required=False)
-        if path is None:
-            print(f"{name}: not found, skipped", file=sys.stderr)
-            continue
-        rows = [json.loads(line) for line in path.open()]
-        texts = dict.fromkeys(p["text"] for r in rows for p in r["paragraphs"])
-        out[name] = [u.text for t in texts for u in evidence_units(t) if is_prose(u.text)]
-    return out
 
 
 def main() -> None:
