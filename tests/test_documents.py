@@ -302,3 +302,47 @@ def test_docbook_examples_boxes_and_titles_are_read(tmp_path):
     quoted = [" ".join(u.text.split()) for u in units if quotable(u)]
     assert not any("Static configuration" in q or "Multiple addresses" in q for q in quoted)
     assert "A static configuration must indicate network settings in a fixed manner." in quoted
+
+
+SECTIONED_PAGE = """<html><head><title>6.2. Package commands</title></head><body>
+<div class="navheader"><a href="prev.html">Prev</a> <a href="next.html">Next</a></div>
+<div class="section"><div class="titlepage"><div><div><h2 class="title">
+<a id="sect.apt"></a>6.2. Package commands</h2></div></div></div>
+<div class="para">APT is a vast project whose original plans included a graphical interface,
+and its command-line front ends are the ones most administrators use every day.</div>
+<div class="section"><div class="titlepage"><div><div><h3 class="title" id="_share_lists">
+6.2.1. Initialization</h3></div></div></div>
+<div class="para">For any work with APT, the list of available packages needs to be updated
+first; the operation can take a while on a slow connection.</div></div>
+<div class="section"><div class="titlepage"><div><div><h3 class="title" id="_authors_notes">
+6.2.2. Installing and Removing</h3></div></div></div>
+<div class="para">Installing a package pulls in its dependencies, and removing it leaves its
+configuration files behind unless they are purged as well.</div></div>
+<div class="section"><div class="titlepage"><div><div><h3 class="title">See Also</h3>
+</div></div></div><ul><li><a href="dpkg.html">dpkg</a></li><li><a href="aptitude.html">
+aptitude</a></li><li><a href="synaptic.html">synaptic</a></li></ul></div>
+</div>
+<div class="sidebar"><h4>Previous topic</h4><p><a href="prev.html">Basic Commands</a></p>
+<h4>Next topic</h4><p><a href="next.html">Searching</a></p></div>
+</body></html>"""
+
+
+def test_section_headings_nested_in_blocks_are_kept(tmp_path):
+    """trafilatura reads a page without a recognisable content frame (DocBook's, Publican's)
+    from its paragraphs and drops headings wrapped in blocks of their own (DocBook's
+    ``titlepage`` divs): most section headings of the PostgreSQL manual and nearly all of
+    the Debian Administrator's Handbook's were lost. Each is kept, as a title before its
+    section's text, whatever its anchor id says; a heading whose content is gone (a
+    sidebar's, one over a list of links) names nothing and is left out."""
+    from research_studio.knowledge.structure import TITLE
+
+    path = tmp_path / "sect.apt.html"
+    path.write_text(SECTIONED_PAGE, encoding="utf-8")
+    [doc] = _load(path)
+    titles = [" ".join(doc.text[b.start:b.end].split()) for b in doc.blocks if b.kind == TITLE]
+    assert titles == ["6.2. Package commands", "6.2.1. Initialization",
+                      "6.2.2. Installing and Removing"]
+    initialization = doc.text.index("6.2.1. Initialization")
+    assert doc.text.index("APT is a vast project") < initialization \
+        < doc.text.index("For any work with APT")
+    assert "Previous topic" not in doc.text and "See Also" not in doc.text

@@ -267,9 +267,10 @@ def _around_text(element: Any, opening: str, closing: str) -> None:
     setattr(node, name, value.rstrip() + closing + value[len(value.rstrip()):])
 
 
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 # elements that title what follows them: headings and figure captions (a table's caption
 # is read with its table)
-_TITLE_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "figcaption"})
+_TITLE_TAGS = _HEADINGS | {"figcaption"}
 # elements that hold their own layout: a title inside one is left to it
 _NOT_TITLED = frozenset({"table", "pre", "code"})
 
@@ -284,19 +285,62 @@ def _is_title(element: Any) -> bool:
                for name in (element.get("class") or "").split())
 
 
-def _mark_titles(tree: Any, nonce: str) -> None:
+def _mark_titles(tree: Any, nonce: str) -> dict[str, int]:
     """Marks around each title's text in the page, before trafilatura reads it (its XML
     keeps a heading as ``<head>`` but a DocBook title as a plain paragraph), keyed as a
     definition's are (``_mark_definitions``): ``StructuredText`` records each as a
     ``TITLE`` block, so a title is never quoted as a claim and never split at the period
-    of its number ("Example 8.2. Static configuration")."""
-    count = 0
+    of its number ("Example 8.2. Static configuration").
+
+    A marked heading is handed to trafilatura as a paragraph. On a page whose content frame
+    it does not recognise (no ``<main>``, ``<article>`` or known content class: DocBook's
+    and Publican's manuals) it gathers the text from paragraphs, code, quotes and tables
+    and, by design, not from headings: a heading wrapped in a block of its own (DocBook's
+    ``titlepage`` divs) was dropped, 74 % of the PostgreSQL manual's and 96 % of the Debian
+    Administrator's Handbook's, and with it the section's name before its text. The marks
+    say it is a title whatever element carries it; its attributes go, as a heading's
+    identify its anchor ("_mapping_authors"), and trafilatura judges a paragraph's by
+    them (a byline, a share button).
+
+    Returns each title's rank by its key: a heading's level, a box's or an example's
+    title below every heading (``_titles_over_nothing`` reads them)."""
+    ranks: dict[str, int] = {}
     for element in list(tree.iter()):
         if not isinstance(element.tag, str) or not _is_title(element) or any(
                 a.tag in _NOT_TITLED or _is_title(a) for a in element.iterancestors()):
             continue
-        count += 1
-        _around_text(element, f"Z{nonce}MH{count}Q", f"Z{nonce}Mh{count}Q")
+        key = str(len(ranks) + 1)
+        ranks[key] = int(element.tag[1]) if element.tag in _HEADINGS else _BOX_TITLE_RANK
+        _around_text(element, f"Z{nonce}MH{key}Q", f"Z{nonce}Mh{key}Q")
+        if element.tag in _HEADINGS:  # its anchor id and class go: trafilatura discards
+            element.tag = "p"         # a paragraph whose id holds "author" or "share"
+            element.attrib.clear()
+    return ranks
+
+
+_BOX_TITLE_RANK = 7  # below <h6>: a box's or an example's title heads no heading
+
+
+def _titles_over_nothing(flat: str, nonce: str, ranks: dict[str, int]) -> str:
+    """The extracted text without the titles whose content the extractor dropped: one
+    followed by nothing, or straight by a title of its own rank or above (a sidebar's
+    "Previous topic", "Navigation" on a page read without its content frame, a reference
+    page's "See Also" over a list of links). A title over nothing names nothing; a
+    chapter's heading straight over its first section's is kept, unless that one goes
+    too."""
+    while True:
+        titles = list(re.finditer(rf"Z{nonce}MH(\d+)Q.*?Z{nonce}Mh\1Q", flat, re.DOTALL))
+        empty: list[tuple[int, int]] = []
+        for index, title in enumerate(titles):
+            following = titles[index + 1] if index + 1 < len(titles) else None
+            if flat[title.end():following.start() if following else len(flat)].strip():
+                continue
+            if following is None or ranks[following.group(1)] <= ranks[title.group(1)]:
+                empty.append(title.span())
+        if not empty:
+            return flat
+        for start, end in reversed(empty):  # with the line break after it
+            flat = flat[:start] + flat[end:].lstrip()
 
 
 def _mark_definitions(body: Any, nonce: str) -> re.Pattern[str]:
@@ -350,7 +394,7 @@ def render_html(html: str) -> RenderedPage:
     _flatten_inline_code(tree)
     _pad_cells(tree)
     nonce = uuid.uuid4().hex[:12]
-    _mark_titles(tree, nonce)
+    title_ranks = _mark_titles(tree, nonce)
     document = trafilatura.bare_extraction(tree, include_comments=False, favor_recall=True)
     body = getattr(document, "body", None)
     if body is None:
@@ -384,6 +428,7 @@ def render_html(html: str) -> RenderedPage:
     # a line of the extracted text is a block of the page (a heading, a paragraph, a
     # command synopsis, a list item): a paragraph of the text
     flat = re.sub(r"[ \t]*\n[ \t\n]*", "\n\n", xmltotxt(body, include_formatting=False))
+    flat = _titles_over_nothing(flat, nonce, title_ranks)
     out = StructuredText()
     position = 0
     for match in re.finditer(rf"Z{nonce}B(\d+)Q", flat):
