@@ -313,7 +313,14 @@ and its command-line front ends are the ones most administrators use every day.<
 <div class="section"><div class="titlepage"><div><div><h3 class="title" id="_share_lists">
 6.2.1. Initialization</h3></div></div></div>
 <div class="para">For any work with APT, the list of available packages needs to be updated
-first; the operation can take a while on a slow connection.</div></div>
+first; the operation can take a while on a slow connection.</div>
+<div class="note"><h4 class="title">Note</h4><p>The update reads every source listed in the
+configuration, so an unreachable mirror slows it down.</p></div>
+<div class="para">The <code>apt</code> command prints the lists it read; <code>apt</code> is
+also the command that upgrades the packages once their lists are current. It accepts these
+answers for "yes":</div><table border="0" summary="Simple list" class="simplelist"><tr><td>
+<code class="literal">yes</code></td></tr><tr><td><code class="literal">y</code></td></tr>
+</table></div>
 <div class="section"><div class="titlepage"><div><div><h3 class="title" id="_authors_notes">
 6.2.2. Installing and Removing</h3></div></div></div>
 <div class="para">Installing a package pulls in its dependencies, and removing it leaves its
@@ -340,9 +347,57 @@ def test_section_headings_nested_in_blocks_are_kept(tmp_path):
     path.write_text(SECTIONED_PAGE, encoding="utf-8")
     [doc] = _load(path)
     titles = [" ".join(doc.text[b.start:b.end].split()) for b in doc.blocks if b.kind == TITLE]
-    assert titles == ["6.2. Package commands", "6.2.1. Initialization",
+    assert titles == ["6.2. Package commands", "6.2.1. Initialization", "Note",
                       "6.2.2. Installing and Removing"]
     initialization = doc.text.index("6.2.1. Initialization")
     assert doc.text.index("APT is a vast project") < initialization \
         < doc.text.index("For any work with APT")
     assert "Previous topic" not in doc.text and "See Also" not in doc.text
+    # a repeated inline command does not take the rest of its sentence with it; a table
+    # of code values is still a table
+    assert "is also the command that upgrades the packages" in doc.text
+    assert "yes\ny" in doc.text
+
+
+def test_a_passage_knows_its_section_and_anchor(tmp_path):
+    """A citation of a long page names the section the quoted text stands under and the
+    anchor that opens the page there: the heading's own id, an empty anchor inside it
+    (DocBook), or the id of the section element it opens. A box's heading covers the box
+    only; the text after it is its section's again."""
+    from research_studio.knowledge.sections import section_at
+
+    path = tmp_path / "sect.apt.html"
+    path.write_text(SECTIONED_PAGE, encoding="utf-8")
+    [doc] = _load(path)
+    assert [(s.title, s.level, s.anchor) for s in doc.sections] == [
+        ("6.2. Package commands", 2, "sect.apt"), ("6.2.1. Initialization", 3, "_share_lists"),
+        ("Note", 4, ""), ("6.2.2. Installing and Removing", 3, "_authors_notes")]
+
+    def section_of(needle: str) -> str:
+        found = section_at(doc.sections, doc.text.index(needle))
+        return found.title if found else ""
+
+    assert section_of("APT is a vast project") == "6.2. Package commands"
+    assert section_of("For any work with APT") == "6.2.1. Initialization"
+    assert section_of("an unreachable mirror") == "Note"
+    assert section_of("prints the lists it read") == "6.2.1. Initialization"
+    assert section_of("Installing a package pulls in") == "6.2.2. Installing and Removing"
+    # a chunk opening with the end of the section before (its overlap) is the next one's
+    heading = doc.text.index("6.2.2. Installing")
+    assert section_at(doc.sections, heading - 40, lookahead=60).title \
+        == "6.2.2. Installing and Removing"
+    assert section_at(doc.sections, heading - 40).title == "6.2.1. Initialization"
+
+
+def test_markdown_headings_are_sections(tmp_path):
+    """A Markdown file's headings, written either way, are its sections, each at the
+    characters of its name in the text; a table rewritten as rows before one moves it
+    with the text."""
+    path = tmp_path / "guide.md"
+    path.write_text("# Guide\n\nIntro.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n## Install it\n\n"
+                    "Run the installer.\n\nUsage notes\n-----------\n\nCall it.\n",
+                    encoding="utf-8")
+    [doc] = _load(path)
+    assert [(s.title, s.level) for s in doc.sections] == [
+        ("Guide", 1), ("Install it", 2), ("Usage notes", 2)]
+    assert all(doc.text[s.start:s.end] == s.title for s in doc.sections)

@@ -393,3 +393,43 @@ def test_ingested_chunks_keep_each_short_announced_list_whole(registry, tmp_path
     stored = [text for _, text, _ in kb._all_chunks(["documents", "metadatas"])]
     missing = [listed[:20] for listed in lists if not any(listed in chunk for chunk in stored)]
     assert not missing, missing
+
+
+def test_a_chunk_names_the_section_it_stands_under(registry, tmp_path):
+    """A long page's chunks each record the heading they stand under and its anchor; a
+    search hit carries them to the source, and the report's Sources list names the
+    section and opens the page at it."""
+    from types import SimpleNamespace
+
+    from research_studio.graph.nodes.execute import _kb_search
+    from research_studio.graph.nodes.write import Citations
+
+    def section(number: int, name: str, topic: str) -> str:
+        body = " ".join(f"Point {i} about {topic} explains one more detail of the setup."
+                        for i in range(30))
+        return (f'<div class="section" id="sect-{number}"><div class="titlepage"><div>'
+                f'<h2 class="title">{number}. {name}</h2></div></div><p>{body}</p></div>')
+
+    page = tmp_path / "guide.html"
+    page.write_text("<html><head><title>Administration Guide</title></head><body>"
+                    "<h1>Administration Guide</h1>"
+                    + section(1, "Backups", "nightly dumps")
+                    + section(2, "Replication", "standby servers") + "</body></html>",
+                    encoding="utf-8")
+    kb = registry.open("guide", create=True)
+    kb.ingest_paths([page])
+    hits = kb.search("standby servers replication", k=20, mode="bm25")
+    standby = next(h for h in hits if "standby servers" in h.text and "nightly" not in h.text)
+    assert (standby.section, standby.anchor) == ("2. Replication", "sect-2")
+    backup = next(h for h in hits if "nightly dumps" in h.text and "standby" not in h.text)
+    assert backup.section == "1. Backups"
+    [retrieved, *_] = [r for r in _kb_search(SimpleNamespace(kb=kb),
+                                             SimpleNamespace(query="standby servers"), 20,
+                                             "sq_001")
+                       if "nightly" not in r.source["text"]]
+    source = retrieved.source
+    citations = Citations({source["source_id"]: source})
+    citations.cite([source["source_id"]])
+    [line] = citations.listing()
+    assert line.startswith("- [S1] Administration Guide › 2. Replication — ")
+    assert f"guide.html#sect-2 (chunk {source['chunk_id']}" in line

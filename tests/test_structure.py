@@ -264,13 +264,21 @@ def test_the_real_postgresql_pages():
         start = settings.text.index(needle)
         assert term_at(settings.definitions, start, start + len(needle)) == term
     # the page's blocks are paragraphs of the text, its source's line wrapping is not kept:
-    # a reference page's title, synopsis and description are three units, not one sentence
+    # a reference page's name line, synopsis and description are three units, not one
+    # sentence, under their headings
     dump = _load(PG_HTML / "app-pgdump.html")
     units = [u.text for u in evidence_units(dump.text, blocks=dump.blocks)]
-    assert units[:3] == [
-        "pg_dump — extract a PostgreSQL database into a script file or other archive file",
-        "pg_dump [connection-option...] [option...] [dbname]",
-        "pg_dump is a utility for backing up a PostgreSQL database."]
+    wanted = ["pg_dump — extract a PostgreSQL database into a script file or other archive file",
+              "Synopsis", "pg_dump [connection-option...] [option...] [dbname]",
+              "Description", "pg_dump is a utility for backing up a PostgreSQL database."]
+    first = units.index(wanted[0])
+    assert units[first:first + len(wanted)] == wanted
+    # a table of code values, and a reference page's parameters, read with the headings
+    assert "true\nyes\non\n1" in _load(PG_HTML / "datatype-boolean.html").text
+    declare = _load(PG_HTML / "ecpg-sql-declare.html")
+    assert "cursor_name" in declare.text and "Parameters" in declare.text
+    assert [(s.title, s.anchor) for s in dump.sections][:3] == [
+        ("pg_dump", "APP-PGDUMP"), ("Synopsis", ""), ("Description", "PG-DUMP-DESCRIPTION")]
     restore = _load(PG_HTML / "backup-dump.html")
     assert "\n" not in next(u.text for u in evidence_units(restore.text, blocks=restore.blocks)
                             if u.text.startswith("Text files created by pg_dump are intended"))

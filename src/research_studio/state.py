@@ -88,6 +88,8 @@ class Source(TypedDict, total=False):
     tail: int
     blocks: list[list]
     ends_document: bool  # ``text`` runs to its document's end (a list there ends with it)
+    section: str  # the heading the span stands under ("6.2.1. Initialization"), if recorded
+    anchor: str  # the page's anchor for that heading: ``location#anchor`` opens it there
     # [start, end, term]: the definition list entries whose description ``text`` lies in
     # (a manual's option, a setting), offsets relative to ``text`` (structure.term_at)
     terms: list[list]

@@ -73,7 +73,8 @@ def build_result(state: ResearchState, session_id: str, status: str, wall_s: flo
                             **{k: source.get(k) for k in ("kind", "title", "location", "url", "kb",
                                                           "doc_id", "chunk_id", "start", "end",
                                                           "retrieval_score", "sub_question_ids",
-                                                          "credibility", "text")}})
+                                                          "credibility", "section", "anchor",
+                                                          "text")}})
     source_rows.sort(key=lambda row: int(row["sid"][1:]))
     findings = state.get("findings", [])
     sub_questions = [{**sq, "findings": [f for f in findings

@@ -39,6 +39,7 @@ from research_studio.knowledge.embeddings import MODEL_ID, MiniLMOnnxEmbeddings
 from research_studio.knowledge.fusion import reciprocal_rank_fusion
 from research_studio.knowledge.lexical import LexicalIndex, tokenize
 from research_studio.knowledge.near_duplicates import CopyFinder, decode, encode, sketch
+from research_studio.knowledge.sections import section_at
 from research_studio.knowledge.structure import (
     ChunkCuts,
     Definition,
@@ -98,6 +99,9 @@ class SearchHit:
     copy_of: str | None = None  # the doc_id of the document this one nearly repeats
     # whether ``text`` runs to the end of its document (None: stored before it was recorded)
     ends_document: bool | None = None
+    # the heading the chunk stands under and the page's anchor for it ("": none recorded)
+    section: str = ""
+    anchor: str = ""
     # the definition list entries ``text`` lies in, offsets relative to it (``term_at``)
     terms: list[Definition] = field(default_factory=list)
 
@@ -214,7 +218,8 @@ def _hit(kb: str, chunk_id: str, text: str, meta: dict[str, Any], score: float) 
         lead=_optional_int(meta.get("lead")), tail=_optional_int(meta.get("tail")),
         blocks=blocks_from_json(meta.get("blocks")), copy_of=_optional_str(meta.get("copy_of")),
         terms=definitions_from_json(meta.get("terms")) or [],
-        ends_document=meta["ends_document"] if isinstance(meta.get("ends_document"), bool) else None)
+        ends_document=meta["ends_document"] if isinstance(meta.get("ends_document"), bool) else None,
+        section=str(meta.get("section") or ""), anchor=str(meta.get("anchor") or ""))
 
 
 def _one_title(first: str, second: str) -> bool:
@@ -519,6 +524,11 @@ class KnowledgeBase:
             page = doc.page_of(span.start)
             if page is not None:
                 meta["page"] = page
+            section = section_at(doc.sections, span.start, self.settings.chunk_overlap)
+            if section is not None:
+                meta["section"] = section.title
+                if section.anchor:
+                    meta["anchor"] = section.anchor
             if copy_of is not None:
                 meta["copy_of"] = copy_of
             if span.index == 0:

@@ -38,6 +38,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from research_studio.knowledge.sections import Section
 from research_studio.knowledge.structure import Definition, TextBlock
 
 log = logging.getLogger(__name__)
@@ -74,13 +75,17 @@ class LoadedDocument:
     blocks: list[TextBlock] | None = None
     # what the descriptions of its definition lists are about (HTML only)
     definitions: list[Definition] = field(default_factory=list)
+    # its headings, where the page gives them (HTML only)
+    sections: list[Section] = field(default_factory=list)
 
     @property
     def content_hash(self) -> str:
-        """What is stored of the document: its text, and its definition lists where it has
-        any, so a page ingested before they were recorded is read again when re-ingested."""
+        """What is stored of the document: its text, and its definition lists and sections
+        where it has any, so a page ingested before they were recorded is read again when
+        re-ingested."""
         entries = "".join(f"\0{d.start}:{d.end}:{d.term}" for d in self.definitions)
-        return hashlib.sha256((self.text + entries).encode("utf-8")).hexdigest()
+        headings = "".join(f"\1{s.start}:{s.level}:{s.anchor}" for s in self.sections)
+        return hashlib.sha256((self.text + entries + headings).encode("utf-8")).hexdigest()
 
     def page_of(self, offset: int) -> int | None:
         """1-based page holding ``offset`` (PDFs only)."""
@@ -147,11 +152,13 @@ def _load_text(path: Path, data: bytes) -> list[LoadedDocument]:
     kind = "markdown" if path.suffix.lower() in {".md", ".markdown"} else (
         "rst" if _is_rst(path) else "text")
     blocks = None
+    sections: list[Section] = []
     title = ""
     if kind == "markdown":
-        from research_studio.knowledge.markup import render_markdown
+        from research_studio.knowledge.markup import markdown_sections, render_markdown
 
         text, blocks = render_markdown(_MARKDOWN_COMMENT.sub("", text))
+        sections = markdown_sections(text)
     elif kind == "rst":
         from research_studio.knowledge.restructured import render_rst
 
@@ -160,7 +167,7 @@ def _load_text(path: Path, data: bytes) -> list[LoadedDocument]:
         except Exception as exc:  # docutils' fault on one file: its raw text is still readable
             log.warning("could not parse %s as reStructuredText: %s", path, exc)
     return [LoadedDocument(str(path), title[:_MAX_TITLE] or _first_line_title(text, path.stem),
-                           text, str(path), kind, blocks=blocks)]
+                           text, str(path), kind, blocks=blocks, sections=sections)]
 
 
 def _load_html(path: Path, data: bytes) -> list[LoadedDocument]:
@@ -170,7 +177,8 @@ def _load_html(path: Path, data: bytes) -> list[LoadedDocument]:
     page = render_html(html)
     title = page_title(html) or path.stem
     return [LoadedDocument(str(path), title[:_MAX_TITLE], page.text, str(path), "html",
-                           blocks=page.blocks, definitions=page.definitions)]
+                           blocks=page.blocks, definitions=page.definitions,
+                           sections=page.sections)]
 
 
 def _load_pdf(path: Path, data: bytes) -> list[LoadedDocument]:

@@ -12,16 +12,19 @@ their lines; tables are rewritten, everything else is kept character for charact
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from research_studio.knowledge.sections import Section
 from research_studio.knowledge.structure import (
     CODE,
     ROW,
+    TITLE,
     Definition,
     StructuredText,
     TextBlock,
@@ -239,6 +242,7 @@ class RenderedPage:
     text: str
     blocks: list[TextBlock]
     definitions: list[Definition]
+    sections: list[Section] = field(default_factory=list)
 
 
 def _text_slots(element: Any, top: bool = True) -> Iterator[tuple[Any, str]]:
@@ -285,14 +289,102 @@ def _is_title(element: Any) -> bool:
                for name in (element.get("class") or "").split())
 
 
-def _mark_titles(tree: Any, nonce: str) -> dict[str, int]:
+_ANCHOR = "data-research-studio-anchor"  # set on a heading by _note_anchors
+
+
+def _own_anchor(element: Any) -> str:
+    """The place in the page a heading's link opens: its id, or the id (or name) of an
+    anchor inside it that shows nothing (DocBook's ``<a id="sect.apt-update"></a>``)."""
+    if element.get("id"):
+        return str(element.get("id"))
+    for link in element.iter("a"):
+        target = link.get("id") or link.get("name")
+        if target and not link.get("href") and not link.text_content().strip():
+            return str(target)
+    return ""
+
+
+def _holders(heading: Any) -> Iterator[Any]:
+    """The elements a heading opens, innermost first: its ancestors whose first title it
+    is (DocBook's ``<div class="sect2">``, a ``<section>`` of Sphinx, the ``<div
+    class="note">`` of a box), up to the page's body."""
+    for holder in heading.iterancestors():
+        if holder.tag in ("body", "html"):
+            return
+        first = next((e for e in holder.iter() if isinstance(e.tag, str) and _is_title(e)), None)
+        if first is not heading:
+            return
+        yield holder
+
+
+def _note_anchors(tree: Any) -> None:
+    """Each heading's anchor, noted on it before the empty anchors are dropped
+    (``_drop_link_targets``): its own, else the id of the innermost element it opens
+    (DocBook's ``<div class="sect2" id="JIT-INLINING">``, a ``<section id>`` of Sphinx)."""
+    for element in tree.iter(*_HEADINGS):
+        anchor = _own_anchor(element) or next(
+            (str(h.get("id")) for h in _holders(element) if h.get("id")), "")
+        if anchor:
+            element.set(_ANCHOR, anchor)
+
+
+def _section_element(heading: Any) -> Any | None:
+    """The element a heading opens: the innermost one around it that holds more than the
+    heading (DocBook wraps it in ``titlepage`` divs inside its section's div; a box's
+    title stands in the box), if the heading is its first title. None where the heading
+    stands among its section's text, or opens the page's body."""
+    shown = _squeeze(heading.text_content())
+    for holder in _holders(heading):
+        if _squeeze(holder.text_content()) != shown:
+            return holder
+    return None
+
+
+def _mark_section_end(heading: Any, mark: str) -> None:
+    """``mark`` after the last prose of the element the heading opens: where its section
+    ends, before the text around it goes on (a box's "Note" heads the note, not what
+    follows it). The mark is text, so the page's structure is as it was; text of a
+    table, a ``<pre>`` or a code element is matched as the page wrote it and holds no
+    mark."""
+    holder = _section_element(heading)
+    if holder is None:
+        return
+    prose = [(node, name) for node, name in _text_slots(holder)
+             if (getattr(node, name) or "").strip()
+             and not any(e.tag in _NOT_TITLED for e in _slot_holders(node, name, holder))]
+    if prose:
+        node, name = prose[-1]
+        value = getattr(node, name)
+        setattr(node, name, value.rstrip() + mark + value[len(value.rstrip()):])
+
+
+def _slot_holders(node: Any, name: str, top: Any) -> Iterator[Any]:
+    """The elements whose content a text slot lies in, up to ``top``: a node's text lies
+    in the node, its tail in the node's parent."""
+    element = node if name == "text" else node.getparent()
+    while element is not None:
+        yield element
+        if element is top:
+            return
+        element = element.getparent()
+
+
+@dataclass(frozen=True)
+class _MarkedTitle:
+    rank: int  # a heading's level; a box's or an example's title ranks below every heading
+    anchor: str
+
+
+def _mark_titles(tree: Any, nonce: str,
+                 headings_as_paragraphs: bool) -> dict[str, _MarkedTitle]:
     """Marks around each title's text in the page, before trafilatura reads it (its XML
     keeps a heading as ``<head>`` but a DocBook title as a plain paragraph), keyed as a
     definition's are (``_mark_definitions``): ``StructuredText`` records each as a
     ``TITLE`` block, so a title is never quoted as a claim and never split at the period
     of its number ("Example 8.2. Static configuration").
 
-    A marked heading is handed to trafilatura as a paragraph. On a page whose content frame
+    With ``headings_as_paragraphs`` a marked heading is handed to trafilatura as a
+    paragraph. On a page whose content frame
     it does not recognise (no ``<main>``, ``<article>`` or known content class: DocBook's
     and Publican's manuals) it gathers the text from paragraphs, code, quotes and tables
     and, by design, not from headings: a heading wrapped in a block of its own (DocBook's
@@ -302,40 +394,50 @@ def _mark_titles(tree: Any, nonce: str) -> dict[str, int]:
     identify its anchor ("_mapping_authors"), and trafilatura judges a paragraph's by
     them (a byline, a share button).
 
-    Returns each title's rank by its key: a heading's level, a box's or an example's
-    title below every heading (``_titles_over_nothing`` reads them)."""
-    ranks: dict[str, int] = {}
+    Returns each title's rank and anchor by its key."""
+    titles: dict[str, _MarkedTitle] = {}
+    headings: list[Any] = []
     for element in list(tree.iter()):
         if not isinstance(element.tag, str) or not _is_title(element) or any(
                 a.tag in _NOT_TITLED or _is_title(a) for a in element.iterancestors()):
             continue
-        key = str(len(ranks) + 1)
-        ranks[key] = int(element.tag[1]) if element.tag in _HEADINGS else _BOX_TITLE_RANK
+        key = str(len(titles) + 1)
+        heading = element.tag in _HEADINGS
+        titles[key] = _MarkedTitle(int(element.tag[1]) if heading else _BOX_TITLE_RANK,
+                                   str(element.get(_ANCHOR) or ""))
         _around_text(element, f"Z{nonce}MH{key}Q", f"Z{nonce}Mh{key}Q")
-        if element.tag in _HEADINGS:  # its anchor id and class go: trafilatura discards
-            element.tag = "p"         # a paragraph whose id holds "author" or "share"
-            element.attrib.clear()
-    return ranks
+        if heading:
+            _mark_section_end(element, f"Z{nonce}ME{key}Q")
+            headings.append(element)
+    for element in headings if headings_as_paragraphs else ():  # once every one is read
+        # its anchor id and class go: trafilatura discards a paragraph whose id holds
+        # "author" or "share"
+        element.tag = "p"
+        element.attrib.clear()
+    return titles
 
 
-_BOX_TITLE_RANK = 7  # below <h6>: a box's or an example's title heads no heading
+_BOX_TITLE_RANK = 7  # below <h6>: a box's or an example's title opens no section
 
 
-def _titles_over_nothing(flat: str, nonce: str, ranks: dict[str, int]) -> str:
-    """The extracted text without the titles whose content the extractor dropped: one
+def _titles_over_nothing(flat: str, nonce: str, titles: dict[str, _MarkedTitle]) -> str:
+    """The extracted text without the headings whose content the extractor dropped: one
     followed by nothing, or straight by a title of its own rank or above (a sidebar's
     "Previous topic", "Navigation" on a page read without its content frame, a reference
     page's "See Also" over a list of links). A title over nothing names nothing; a
     chapter's heading straight over its first section's is kept, unless that one goes
     too."""
     while True:
-        titles = list(re.finditer(rf"Z{nonce}MH(\d+)Q.*?Z{nonce}Mh\1Q", flat, re.DOTALL))
+        found = list(re.finditer(rf"Z{nonce}MH(\d+)Q.*?Z{nonce}Mh\1Q", flat, re.DOTALL))
         empty: list[tuple[int, int]] = []
-        for index, title in enumerate(titles):
-            following = titles[index + 1] if index + 1 < len(titles) else None
-            if flat[title.end():following.start() if following else len(flat)].strip():
-                continue
-            if following is None or ranks[following.group(1)] <= ranks[title.group(1)]:
+        for index, title in enumerate(found):
+            following = found[index + 1] if index + 1 < len(found) else None
+            between = flat[title.end():following.start() if following else len(flat)]
+            if re.sub(rf"Z{nonce}ME\d+Q", "", between).strip() \
+                    or titles[title.group(1)].rank > len(_HEADINGS):
+                continue  # a caption names its figure, a box's title its box
+            if following is None \
+                    or titles[following.group(1)].rank <= titles[title.group(1)].rank:
                 empty.append(title.span())
         if not empty:
             return flat
@@ -364,20 +466,44 @@ def _mark_definitions(body: Any, nonce: str) -> re.Pattern[str]:
                 continue
             mark = "T" if side == "dt" else "D"
             _around_text(item, f"Z{nonce}M{mark}{entry}Q", f"Z{nonce}M{mark.lower()}{entry}Q")
-    return re.compile(rf"Z{nonce}M([TDHtdh])(\d+)Q")
+    return re.compile(rf"Z{nonce}M([TDHtdhE])(\d+)Q")
 
 
 def render_html(html: str) -> RenderedPage:
-    """The main content of a page as text, its blocks (rows, code and definition terms)
-    and definitions; "" when trafilatura finds no content."""
+    """The main content of a page as text, its blocks (rows, code and definition terms),
+    definitions and sections; "" when trafilatura finds no content.
+
+    Where trafilatura drops some of the page's headings, the page is read again with its
+    headings handed over as paragraphs (``_mark_titles``), and of the two readings the
+    one that keeps more of the page's text, titles aside, is taken: the same page read
+    another way can fare worse (a table or a list of parameters judged navigation), and
+    a section's name is not worth its text."""
+    plain, dropped = _render(html, headings_as_paragraphs=False)
+    if not dropped:
+        return plain
+    lifted, _ = _render(html, headings_as_paragraphs=True)
+    return lifted if _prose_size(lifted) >= _prose_size(plain) else plain
+
+
+def _prose_size(page: RenderedPage) -> int:
+    """Characters of the page's text outside its titles, whitespace aside."""
+    titled = sum(len("".join(page.text[b.start:b.end].split()))
+                 for b in page.blocks if b.kind == TITLE)
+    return len("".join(page.text.split())) - titled
+
+
+def _render(html: str, headings_as_paragraphs: bool) -> tuple[RenderedPage, int]:
+    """``render_html``'s reading of the page one way, and how many of its headings the
+    extractor dropped."""
     import trafilatura
     from lxml import etree
     from trafilatura.xml import xmltotxt
 
     tree = trafilatura.load_html(html)
     if tree is None:
-        return RenderedPage("", [], [])
+        return RenderedPage("", [], []), 0
     _drop_permalinks(tree)
+    _note_anchors(tree)
     _drop_link_targets(tree)
     _keep_documentation_sidebars(tree)
     # read from the page before trafilatura cleans the tree: its <pre> text as written,
@@ -392,13 +518,14 @@ def render_html(html: str) -> RenderedPage:
         page_tables.setdefault(_squeeze(table.text_content()),
                                None if layout else table_statements(_html_table_rows(table)))
     _flatten_inline_code(tree)
+    _inline_code_as_text(tree)
     _pad_cells(tree)
     nonce = uuid.uuid4().hex[:12]
-    title_ranks = _mark_titles(tree, nonce)
+    titles = _mark_titles(tree, nonce, headings_as_paragraphs)
     document = trafilatura.bare_extraction(tree, include_comments=False, favor_recall=True)
     body = getattr(document, "body", None)
     if body is None:
-        return RenderedPage("", [], [])
+        return RenderedPage("", [], []), 0
     placed: list[tuple[str, Any]] = []
 
     def place(element: Any, kind: str, payload: Any) -> None:
@@ -428,7 +555,10 @@ def render_html(html: str) -> RenderedPage:
     # a line of the extracted text is a block of the page (a heading, a paragraph, a
     # command synopsis, a list item): a paragraph of the text
     flat = re.sub(r"[ \t]*\n[ \t\n]*", "\n\n", xmltotxt(body, include_formatting=False))
-    flat = _titles_over_nothing(flat, nonce, title_ranks)
+    kept = {int(key) for key in re.findall(rf"Z{nonce}MH(\d+)Q", flat)}
+    dropped = sum(1 for key, title in titles.items()
+                  if title.rank <= len(_HEADINGS) and int(key) not in kept)
+    flat = _titles_over_nothing(flat, nonce, titles)
     out = StructuredText()
     position = 0
     for match in re.finditer(rf"Z{nonce}B(\d+)Q", flat):
@@ -440,7 +570,26 @@ def render_html(html: str) -> RenderedPage:
             out.code(unicodedata.normalize("NFC", payload))
         position = match.end()
     out.marked_prose(unicodedata.normalize("NFC", flat[position:]), marks)
-    return RenderedPage(out.text(), out.blocks, out.definitions)
+    text = out.text()
+    sections = [Section(lo, hi, titles[key].rank, " ".join(text[lo:hi].split()),
+                        titles[key].anchor, out.section_ends.get(key))
+                for key, lo, hi in out.titles if titles[key].rank <= len(_HEADINGS)]
+    return RenderedPage(text, out.blocks, out.definitions, sections), dropped
+
+
+def _inline_code_as_text(tree: Any) -> None:
+    """Code within a line (a command's name in a sentence) read as the sentence's text.
+    Where trafilatura reads a page from its parts (no content frame it knows), it takes
+    each ``<code>`` as a part of its own and drops one whose text it has already seen,
+    with the rest of the sentence after it: "The purpose of <code>anacron</code> is to
+    execute them, …" lost everything after "of" (20 paragraphs of the Debian
+    Administrator's Handbook). A ``<code>`` of one line outside a ``<pre>`` is inline; one
+    in a table is left as it is (a table of code values read as text was judged
+    navigation and dropped: PostgreSQL's list of boolean literals)."""
+    for code in list(tree.iter("code")):
+        if "\n" not in code.text_content() \
+                and not any(a.tag in ("pre", "table") for a in code.iterancestors()):
+            code.tag = "span"
 
 
 def _pad_cells(tree: Any) -> None:
@@ -567,6 +716,30 @@ def _markdown_regions(text: str) -> Iterator[tuple[int, int, str, list[str]]]:
             reached = token.map[1]
             yield token.map[0], token.map[1], CODE, []
         index += 1
+
+
+def markdown_sections(text: str) -> list[Section]:
+    """The headings of a Markdown text (ATX "## Name" and underlined), each at the
+    characters of its name; Markdown gives no anchors (each renderer makes its own)."""
+    from markdown_it import MarkdownIt
+
+    starts = [0]
+    for line in re.findall(r"[^\n]*\n", text):
+        starts.append(starts[-1] + len(line))
+    tokens = MarkdownIt("commonmark").parse(text)
+    sections = []
+    for opening, inline in itertools.pairwise(tokens):
+        if opening.type != "heading_open" or not opening.map or not inline.content.strip():
+            continue
+        line_start = starts[opening.map[0]]
+        line = text[line_start:text.find("\n", line_start) if "\n" in text[line_start:]
+                    else len(text)]
+        name = inline.content.strip()
+        at = line.find(name)
+        start = line_start + max(at, 0)
+        end = start + len(name) if at >= 0 else line_start + len(line.rstrip())
+        sections.append(Section(start, end, int(opening.tag[1]), " ".join(name.split())))
+    return sections
 
 
 def render_markdown(text: str) -> tuple[str, list[TextBlock]]:

@@ -383,6 +383,8 @@ class StructuredText:
         self.definitions: list[Definition] = []
         self._open: dict[str, int] = {}  # mark: where its stretch began
         self._terms: dict[str, list[tuple[int, int]]] = {}  # entry: its terms' stretches
+        self.titles: list[tuple[str, int, int]] = []  # (key, start, end) of each title
+        self.section_ends: dict[str, int] = {}  # title key: where the section it opens ends
 
     def _append(self, piece: str) -> int:
         if self._length:
@@ -401,7 +403,8 @@ class StructuredText:
     def marked_prose(self, text: str, marks: re.Pattern[str]) -> None:
         """Prose holding marks around definition list terms and descriptions, and around
         titles: ``marks`` matches one, its groups the side (``T``/``D``/``H`` opening a
-        term, a description or a title, lower case closing it) and its key. The marks are
+        term, a description or a title, lower case closing it, ``E`` the end of the
+        section a title opens) and its key. The marks are
         left out of the text; a closed term is recorded as a ``TERM`` block, a closed
         title as a ``TITLE`` block, a closed description as the ``Definition`` of its
         entry's term (a description may run across code blocks and tables, so stretches
@@ -417,7 +420,9 @@ class StructuredText:
             at = start + min(max(match.start() - removed - lead, 0), len(kept))
             removed += len(match.group(0))
             side, key = match.group(1), match.group(2)
-            if side.isupper():
+            if side == "E":
+                self.section_ends[key] = at
+            elif side.isupper():
                 self._open[side + key] = at
             elif (begun := self._open.pop(side.upper() + key, None)) is not None:
                 self._close(whole, side, key, begun, at)
@@ -429,6 +434,8 @@ class StructuredText:
             if lo < hi <= lo + MAX_TERM_CHARS:
                 if side == "t":
                     self._terms.setdefault(key, []).append((lo, hi))
+                else:
+                    self.titles.append((key, lo, hi))
                 self.blocks.append(TextBlock(lo, hi, TERM if side == "t" else TITLE))
         elif key in self._terms and lo < hi:  # "-q, --quiet" may be two terms of one entry
             term = ", ".join(" ".join(whole[a:b].split()) for a, b in self._terms[key])

@@ -52,6 +52,10 @@ def _kb_search(deps: ResearchDeps, task: Task, k: int, sq_id: str) -> list[Retri
             source["copy_of"] = hit.copy_of
         if hit.ends_document is not None:
             source["ends_document"] = hit.ends_document
+        if hit.section:
+            source["section"] = hit.section
+            if hit.anchor:
+                source["anchor"] = hit.anchor
         if hit.terms:  # already relative to the chunk's text, as a web span's are made
             source["terms"] = definition_rows(hit.terms, 0, len(hit.text))
         out.append(Retrieved(source, rank, task.query))

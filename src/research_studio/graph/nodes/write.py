@@ -107,13 +107,22 @@ class Citations:
         return "".join(refs)
 
     def listing(self) -> list[str]:
+        """One line a source: its title and, where the page has several, the section the
+        cited span stands under; its location, opened at that section where the page has
+        an anchor for it; the span."""
         lines = []
         for sid, number in sorted(self.numbers.items(), key=lambda item: item[1]):
             s = self.sources[sid]
             where = s.get("url") or s.get("location", "")
+            if s.get("anchor") and "#" not in where:
+                where += f"#{s['anchor']}"
+            title = s.get("title", "") or sid
+            section = s.get("section", "")
+            if section and " ".join(section.split()).casefold() != " ".join(title.split()).casefold():
+                title += f" › {section}"
             span = f"chunk {s.get('chunk_id')}, characters {s.get('start')}–{s.get('end')}" \
                 if s.get("kind") == "kb" else f"characters {s.get('start')}–{s.get('end')}"
-            lines.append(f"- [S{number}] {_clean(s.get('title', '') or sid)} — {_clean(where)} ({span})")
+            lines.append(f"- [S{number}] {_clean(title)} — {_clean(where)} ({span})")
         return lines
 
     def mapping(self) -> dict[str, str]:
