@@ -16,8 +16,10 @@ from urllib.parse import parse_qs, urlparse
 
 ARTICLE = ("<html><head><title>Lighthouses</title></head><body><article><h1>Lighthouses</h1>"
            "<p>The Pharos of Alexandria was one of the Seven Wonders of the Ancient World and "
-           "guided sailors into the harbour for centuries.</p><p>Modern lighthouses use "
-           "Fresnel lenses to project a beam many miles out to sea.</p></article></body></html>")
+           "guided sailors into the harbour for centuries.</p><section id='modern'>"
+           "<h2>Modern lights</h2><p>Modern lighthouses use "
+           "Fresnel lenses to project a beam many miles out to sea.</p></section></article>"
+           "</body></html>")
 
 
 def free_port() -> int:

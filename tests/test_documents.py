@@ -401,3 +401,4 @@ def test_markdown_headings_are_sections(tmp_path):
     assert [(s.title, s.level) for s in doc.sections] == [
         ("Guide", 1), ("Install it", 2), ("Usage notes", 2)]
     assert all(doc.text[s.start:s.end] == s.title for s in doc.sections)
+

@@ -50,6 +50,9 @@ def test_fetch_extracts_main_text_when_loopback_is_allowed(server):
     assert page.title == "Lighthouses"
     assert "Pharos of Alexandria" in page.text and "Fresnel" in page.text
     assert not page.truncated
+    # a span of the page is cited under its section, at the page's anchor for it
+    assert [(s.title, s.anchor) for s in page.sections] == [
+        ("Lighthouses", ""), ("Modern lights", "modern")]
 
 
 def test_fetch_follows_redirects_and_limits_them(server):

@@ -227,6 +227,8 @@ def page_title(html: str) -> str:
     declared = " ".join(element.text_content().split()) if element is not None else ""
     if heading and declared and not _words(heading) & _words(declared):
         return declared
+    if _squeeze(heading) == _squeeze(declared):  # trafilatura spaces out inline elements
+        return declared  # ("6.2. aptitude , apt-get , and apt Commands")
     return heading
 
 
@@ -332,11 +334,15 @@ def _section_element(heading: Any) -> Any | None:
     """The element a heading opens: the innermost one around it that holds more than the
     heading (DocBook wraps it in ``titlepage`` divs inside its section's div; a box's
     title stands in the box), if the heading is its first title. None where the heading
-    stands among its section's text, or opens the page's body."""
-    shown = _squeeze(heading.text_content())
+    stands among its section's text, or opens the page's body. Read from the elements
+    beside the heading's path, not the holders' whole text: a page of thousands of
+    headings is read once, not once a heading."""
+    inner = heading
     for holder in _holders(heading):
-        if _squeeze(holder.text_content()) != shown:
+        if (holder.text or "").strip() or (inner.tail or "").strip() \
+                or any(isinstance(c.tag, str) and c is not inner for c in holder):
             return holder
+        inner = holder
     return None
 
 

@@ -10,6 +10,7 @@ import httpx
 
 from research_studio.config import WebSettings
 from research_studio.errors import WebUnavailable
+from research_studio.knowledge.sections import Section
 from research_studio.knowledge.structure import Definition, TextBlock
 from research_studio.web.addresses import check_url
 
@@ -29,17 +30,20 @@ class FetchedPage:
     blocks: list[TextBlock] | None = field(default=None)
     # what the descriptions of its definition lists are about (HTML only)
     definitions: list[Definition] = field(default_factory=list)
+    # its headings with their anchors (HTML only)
+    sections: list[Section] = field(default_factory=list)
 
 
 def _extract(body: str, content_type: str
-             ) -> tuple[str, str, list[TextBlock] | None, list[Definition]]:
-    """Title, main text, its blocks and definitions: HTML is read as ingestion reads it."""
+             ) -> tuple[str, str, list[TextBlock] | None, list[Definition], list[Section]]:
+    """Title, main text, its blocks, definitions and sections: HTML is read as ingestion
+    reads it."""
     if content_type.startswith("text/plain"):
-        return "", body, None, []
+        return "", body, None, [], []
     from research_studio.knowledge.markup import page_title, render_html
 
     page = render_html(body)
-    return page_title(body), page.text, page.blocks, page.definitions
+    return page_title(body), page.text, page.blocks, page.definitions, page.sections
 
 
 def pinned_request(url: str, address: str) -> tuple[str, dict[str, str], dict[str, str]]:
@@ -112,8 +116,8 @@ def fetch_page(url: str, settings: WebSettings) -> FetchedPage:
                     reply.close()
             except httpx.HTTPError as exc:
                 raise WebUnavailable(f"{current}: {type(exc).__name__}: {exc}") from exc
-            title, text, blocks, definitions = _extract(body.decode(encoding, errors="replace"),
-                                                        content_type)
+            title, text, blocks, definitions, sections = _extract(
+                body.decode(encoding, errors="replace"), content_type)
             return FetchedPage(url, current, title, text, content_type, len(body), truncated,
-                               blocks, definitions)
+                               blocks, definitions, sections)
     raise WebUnavailable(f"{url}: more than {settings.max_redirects} redirects")

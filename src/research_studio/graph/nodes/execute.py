@@ -16,6 +16,7 @@ from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.strategy import Task
 from research_studio.graph.text_analysis import term_overlap
 from research_studio.knowledge.chunking import chunk_spans
+from research_studio.knowledge.sections import section_at
 from research_studio.knowledge.structure import (
     ChunkCuts,
     announced_stretches,
@@ -85,6 +86,11 @@ def _web_search(deps: ResearchDeps, task: Task, sq_id: str) -> tuple[list[Retrie
                     [b.start, b.end, b.kind] for b in clip_blocks(blocks, best.start, best.end)]}
                 if page.definitions:
                     structure["terms"] = definition_rows(page.definitions, best.start, best.end)
+                section = section_at(page.sections, best.start, deps.web.page_span_overlap)
+                if section is not None:
+                    structure["section"] = section.title
+                    if section.anchor:
+                        structure["anchor"] = section.anchor
         except WebUnavailable:
             pass  # keep the search snippet as the stored span
         if not text.strip():

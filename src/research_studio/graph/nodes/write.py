@@ -118,8 +118,8 @@ class Citations:
                 where += f"#{s['anchor']}"
             title = s.get("title", "") or sid
             section = s.get("section", "")
-            if section and " ".join(section.split()).casefold() != " ".join(title.split()).casefold():
-                title += f" › {section}"
+            if section and "".join(section.split()).casefold() != "".join(title.split()).casefold():
+                title += f" › {section}"  # not the page's title again, however spaced
             span = f"chunk {s.get('chunk_id')}, characters {s.get('start')}–{s.get('end')}" \
                 if s.get("kind") == "kb" else f"characters {s.get('start')}–{s.get('end')}"
             lines.append(f"- [S{number}] {_clean(title)} — {_clean(where)} ({span})")
@@ -133,7 +133,9 @@ def claim_text(claim: Claim, sources: dict[str, Source]) -> str:
     """The claim as a reader sees it: a sentence of a definition list's description after
     the term it describes ("-q, --quiet: Be quiet, only report errors."), which it seldom
     names; else an extracted sentence that opens with a pronoun gets its source's title
-    when the pronoun can stand for it, so "He worked on…" says who."""
+    when the pronoun can stand for it, so "He worked on…" says who. (Not the heading the
+    sentence stands under: a reference page's "Summary" or "Description" names no more
+    than the page does; the Sources list gives the section.)"""
     text = _clean(claim["text"])
     if claim.get("context"):
         term = _closed(textwrap.shorten(claim["context"], TERM_SHOWN_CHARS, placeholder=" …"))
