@@ -20,6 +20,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from research_studio.knowledge.page_titles import (
+    HEADINGS,
+    around_text,
+    mark_titles,
+    note_anchors,
+    titles_over_nothing,
+)
 from research_studio.knowledge.sections import Section
 from research_studio.knowledge.structure import (
     CODE,
@@ -247,210 +254,6 @@ class RenderedPage:
     sections: list[Section] = field(default_factory=list)
 
 
-def _text_slots(element: Any, top: bool = True) -> Iterator[tuple[Any, str]]:
-    """Where an element's text lies, in reading order: its text, its children's, and
-    (below the top) its tail."""
-    yield element, "text"
-    for child in element:
-        yield from _text_slots(child, False)
-    if not top:
-        yield element, "tail"
-
-
-def _around_text(element: Any, opening: str, closing: str) -> None:
-    """``opening`` just before the element's first written character and ``closing`` just
-    after its last, inside the text that holds them: whitespace around them stays where
-    it was, so the extracted text is the same once the marks are taken out."""
-    filled = [(node, name) for node, name in _text_slots(element)
-              if (getattr(node, name) or "").strip()]
-    if not filled:
-        return
-    node, name = filled[0]
-    value = getattr(node, name)
-    setattr(node, name, value[:len(value) - len(value.lstrip())] + opening + value.lstrip())
-    node, name = filled[-1]
-    value = getattr(node, name)
-    setattr(node, name, value.rstrip() + closing + value[len(value.rstrip()):])
-
-
-_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
-# elements that title what follows them: headings and figure captions (a table's caption
-# is read with its table)
-_TITLE_TAGS = _HEADINGS | {"figcaption"}
-# elements that hold their own layout: a title inside one is left to it
-_NOT_TITLED = frozenset({"table", "pre", "code"})
-
-
-def _is_title(element: Any) -> bool:
-    """A heading, or an element a documentation generator classes as a title: DocBook
-    writes a box's, an example's and a procedure's title as ``<p class="title">``,
-    docutils as ``admonition-title``, ``sidebar-title`` or ``topic-title``."""
-    if element.tag in _TITLE_TAGS:
-        return True
-    return any(name == "title" or name.endswith("-title")
-               for name in (element.get("class") or "").split())
-
-
-_ANCHOR = "data-research-studio-anchor"  # set on a heading by _note_anchors
-
-
-def _own_anchor(element: Any) -> str:
-    """The place in the page a heading's link opens: its id, or the id (or name) of an
-    anchor inside it that shows nothing (DocBook's ``<a id="sect.apt-update"></a>``)."""
-    if element.get("id"):
-        return str(element.get("id"))
-    for link in element.iter("a"):
-        target = link.get("id") or link.get("name")
-        if target and not link.get("href") and not link.text_content().strip():
-            return str(target)
-    return ""
-
-
-def _holders(heading: Any) -> Iterator[Any]:
-    """The elements a heading opens, innermost first: its ancestors whose first title it
-    is (DocBook's ``<div class="sect2">``, a ``<section>`` of Sphinx, the ``<div
-    class="note">`` of a box), up to the page's body."""
-    for holder in heading.iterancestors():
-        if holder.tag in ("body", "html"):
-            return
-        first = next((e for e in holder.iter() if isinstance(e.tag, str) and _is_title(e)), None)
-        if first is not heading:
-            return
-        yield holder
-
-
-def _note_anchors(tree: Any) -> None:
-    """Each heading's anchor, noted on it before the empty anchors are dropped
-    (``_drop_link_targets``): its own, else the id of the innermost element it opens
-    (DocBook's ``<div class="sect2" id="JIT-INLINING">``, a ``<section id>`` of Sphinx)."""
-    for element in tree.iter(*_HEADINGS):
-        anchor = _own_anchor(element) or next(
-            (str(h.get("id")) for h in _holders(element) if h.get("id")), "")
-        if anchor:
-            element.set(_ANCHOR, anchor)
-
-
-def _section_element(heading: Any) -> Any | None:
-    """The element a heading opens: the innermost one around it that holds more than the
-    heading (DocBook wraps it in ``titlepage`` divs inside its section's div; a box's
-    title stands in the box), if the heading is its first title. None where the heading
-    stands among its section's text, or opens the page's body. Read from the elements
-    beside the heading's path, not the holders' whole text: a page of thousands of
-    headings is read once, not once a heading."""
-    inner = heading
-    for holder in _holders(heading):
-        if (holder.text or "").strip() or (inner.tail or "").strip() \
-                or any(isinstance(c.tag, str) and c is not inner for c in holder):
-            return holder
-        inner = holder
-    return None
-
-
-def _mark_section_end(heading: Any, mark: str) -> None:
-    """``mark`` after the last prose of the element the heading opens: where its section
-    ends, before the text around it goes on (a box's "Note" heads the note, not what
-    follows it). The mark is text, so the page's structure is as it was; text of a
-    table, a ``<pre>`` or a code element is matched as the page wrote it and holds no
-    mark."""
-    holder = _section_element(heading)
-    if holder is None:
-        return
-    prose = [(node, name) for node, name in _text_slots(holder)
-             if (getattr(node, name) or "").strip()
-             and not any(e.tag in _NOT_TITLED for e in _slot_holders(node, name, holder))]
-    if prose:
-        node, name = prose[-1]
-        value = getattr(node, name)
-        setattr(node, name, value.rstrip() + mark + value[len(value.rstrip()):])
-
-
-def _slot_holders(node: Any, name: str, top: Any) -> Iterator[Any]:
-    """The elements whose content a text slot lies in, up to ``top``: a node's text lies
-    in the node, its tail in the node's parent."""
-    element = node if name == "text" else node.getparent()
-    while element is not None:
-        yield element
-        if element is top:
-            return
-        element = element.getparent()
-
-
-@dataclass(frozen=True)
-class _MarkedTitle:
-    rank: int  # a heading's level; a box's or an example's title ranks below every heading
-    anchor: str
-
-
-def _mark_titles(tree: Any, nonce: str,
-                 headings_as_paragraphs: bool) -> dict[str, _MarkedTitle]:
-    """Marks around each title's text in the page, before trafilatura reads it (its XML
-    keeps a heading as ``<head>`` but a DocBook title as a plain paragraph), keyed as a
-    definition's are (``_mark_definitions``): ``StructuredText`` records each as a
-    ``TITLE`` block, so a title is never quoted as a claim and never split at the period
-    of its number ("Example 8.2. Static configuration").
-
-    With ``headings_as_paragraphs`` a marked heading is handed to trafilatura as a
-    paragraph. On a page whose content frame
-    it does not recognise (no ``<main>``, ``<article>`` or known content class: DocBook's
-    and Publican's manuals) it gathers the text from paragraphs, code, quotes and tables
-    and, by design, not from headings: a heading wrapped in a block of its own (DocBook's
-    ``titlepage`` divs) was dropped, 74 % of the PostgreSQL manual's and 96 % of the Debian
-    Administrator's Handbook's, and with it the section's name before its text. The marks
-    say it is a title whatever element carries it; its attributes go, as a heading's
-    identify its anchor ("_mapping_authors"), and trafilatura judges a paragraph's by
-    them (a byline, a share button).
-
-    Returns each title's rank and anchor by its key."""
-    titles: dict[str, _MarkedTitle] = {}
-    headings: list[Any] = []
-    for element in list(tree.iter()):
-        if not isinstance(element.tag, str) or not _is_title(element) or any(
-                a.tag in _NOT_TITLED or _is_title(a) for a in element.iterancestors()):
-            continue
-        key = str(len(titles) + 1)
-        heading = element.tag in _HEADINGS
-        titles[key] = _MarkedTitle(int(element.tag[1]) if heading else _BOX_TITLE_RANK,
-                                   str(element.get(_ANCHOR) or ""))
-        _around_text(element, f"Z{nonce}MH{key}Q", f"Z{nonce}Mh{key}Q")
-        if heading:
-            _mark_section_end(element, f"Z{nonce}ME{key}Q")
-            headings.append(element)
-    for element in headings if headings_as_paragraphs else ():  # once every one is read
-        # its anchor id and class go: trafilatura discards a paragraph whose id holds
-        # "author" or "share"
-        element.tag = "p"
-        element.attrib.clear()
-    return titles
-
-
-_BOX_TITLE_RANK = 7  # below <h6>: a box's or an example's title opens no section
-
-
-def _titles_over_nothing(flat: str, nonce: str, titles: dict[str, _MarkedTitle]) -> str:
-    """The extracted text without the headings whose content the extractor dropped: one
-    followed by nothing, or straight by a title of its own rank or above (a sidebar's
-    "Previous topic", "Navigation" on a page read without its content frame, a reference
-    page's "See Also" over a list of links). A title over nothing names nothing; a
-    chapter's heading straight over its first section's is kept, unless that one goes
-    too."""
-    while True:
-        found = list(re.finditer(rf"Z{nonce}MH(\d+)Q.*?Z{nonce}Mh\1Q", flat, re.DOTALL))
-        empty: list[tuple[int, int]] = []
-        for index, title in enumerate(found):
-            following = found[index + 1] if index + 1 < len(found) else None
-            between = flat[title.end():following.start() if following else len(flat)]
-            if re.sub(rf"Z{nonce}ME\d+Q", "", between).strip() \
-                    or titles[title.group(1)].rank > len(_HEADINGS):
-                continue  # a caption names its figure, a box's title its box
-            if following is None \
-                    or titles[following.group(1)].rank <= titles[title.group(1)].rank:
-                empty.append(title.span())
-        if not empty:
-            return flat
-        for start, end in reversed(empty):  # with the line break after it
-            flat = flat[:start] + flat[end:].lstrip()
-
-
 def _mark_definitions(body: Any, nonce: str) -> re.Pattern[str]:
     """Marks around the text of each definition list's terms and descriptions in
     trafilatura's XML (``<item rend="dt-…">``, ``<item rend="dd-…">``), a description
@@ -471,7 +274,7 @@ def _mark_definitions(body: Any, nonce: str) -> re.Pattern[str]:
             else:
                 continue
             mark = "T" if side == "dt" else "D"
-            _around_text(item, f"Z{nonce}M{mark}{entry}Q", f"Z{nonce}M{mark.lower()}{entry}Q")
+            around_text(item, f"Z{nonce}M{mark}{entry}Q", f"Z{nonce}M{mark.lower()}{entry}Q")
     return re.compile(rf"Z{nonce}M([TDHtdhE])(\d+)Q")
 
 
@@ -480,7 +283,7 @@ def render_html(html: str) -> RenderedPage:
     definitions and sections; "" when trafilatura finds no content.
 
     Where trafilatura drops some of the page's headings, the page is read again with its
-    headings handed over as paragraphs (``_mark_titles``), and of the two readings the
+    headings handed over as paragraphs (``mark_titles``), and of the two readings the
     one that keeps more of the page's text, titles aside, is taken: the same page read
     another way can fare worse (a table or a list of parameters judged navigation), and
     a section's name is not worth its text."""
@@ -509,7 +312,7 @@ def _render(html: str, headings_as_paragraphs: bool) -> tuple[RenderedPage, int]
     if tree is None:
         return RenderedPage("", [], []), 0
     _drop_permalinks(tree)
-    _note_anchors(tree)
+    note_anchors(tree)
     _drop_link_targets(tree)
     _keep_documentation_sidebars(tree)
     # read from the page before trafilatura cleans the tree: its <pre> text as written,
@@ -527,7 +330,7 @@ def _render(html: str, headings_as_paragraphs: bool) -> tuple[RenderedPage, int]
     _inline_code_as_text(tree)
     _pad_cells(tree)
     nonce = uuid.uuid4().hex[:12]
-    titles = _mark_titles(tree, nonce, headings_as_paragraphs)
+    titles = mark_titles(tree, nonce, headings_as_paragraphs)
     document = trafilatura.bare_extraction(tree, include_comments=False, favor_recall=True)
     body = getattr(document, "body", None)
     if body is None:
@@ -563,8 +366,8 @@ def _render(html: str, headings_as_paragraphs: bool) -> tuple[RenderedPage, int]
     flat = re.sub(r"[ \t]*\n[ \t\n]*", "\n\n", xmltotxt(body, include_formatting=False))
     kept = {int(key) for key in re.findall(rf"Z{nonce}MH(\d+)Q", flat)}
     dropped = sum(1 for key, title in titles.items()
-                  if title.rank <= len(_HEADINGS) and int(key) not in kept)
-    flat = _titles_over_nothing(flat, nonce, titles)
+                  if title.rank <= len(HEADINGS) and int(key) not in kept)
+    flat = titles_over_nothing(flat, nonce, titles)
     out = StructuredText()
     position = 0
     for match in re.finditer(rf"Z{nonce}B(\d+)Q", flat):
@@ -579,7 +382,7 @@ def _render(html: str, headings_as_paragraphs: bool) -> tuple[RenderedPage, int]
     text = out.text()
     sections = [Section(lo, hi, titles[key].rank, " ".join(text[lo:hi].split()),
                         titles[key].anchor, out.section_ends.get(key))
-                for key, lo, hi in out.titles if titles[key].rank <= len(_HEADINGS)]
+                for key, lo, hi in out.titles if titles[key].rank <= len(HEADINGS)]
     return RenderedPage(text, out.blocks, out.definitions, sections), dropped
 
 
@@ -738,8 +541,8 @@ def markdown_sections(text: str) -> list[Section]:
         if opening.type != "heading_open" or not opening.map or not inline.content.strip():
             continue
         line_start = starts[opening.map[0]]
-        line = text[line_start:text.find("\n", line_start) if "\n" in text[line_start:]
-                    else len(text)]
+        line_end = text.find("\n", line_start)
+        line = text[line_start:line_end if line_end != -1 else len(text)]
         name = inline.content.strip()
         at = line.find(name)
         start = line_start + max(at, 0)
