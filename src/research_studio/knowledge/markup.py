@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from research_studio.knowledge.page_titles import (
-    HEADINGS,
     around_text,
     mark_titles,
     note_anchors,
@@ -366,7 +365,7 @@ def _render(html: str, headings_as_paragraphs: bool) -> tuple[RenderedPage, int]
     flat = re.sub(r"[ \t]*\n[ \t\n]*", "\n\n", xmltotxt(body, include_formatting=False))
     kept = {int(key) for key in re.findall(rf"Z{nonce}MH(\d+)Q", flat)}
     dropped = sum(1 for key, title in titles.items()
-                  if title.rank <= len(HEADINGS) and int(key) not in kept)
+                  if title.heading and int(key) not in kept)
     flat = titles_over_nothing(flat, nonce, titles)
     out = StructuredText()
     position = 0
@@ -382,7 +381,7 @@ def _render(html: str, headings_as_paragraphs: bool) -> tuple[RenderedPage, int]
     text = out.text()
     sections = [Section(lo, hi, titles[key].rank, " ".join(text[lo:hi].split()),
                         titles[key].anchor, out.section_ends.get(key))
-                for key, lo, hi in out.titles if titles[key].rank <= len(HEADINGS)]
+                for key, lo, hi in out.titles if titles[key].heading]
     return RenderedPage(text, out.blocks, out.definitions, sections), dropped
 
 

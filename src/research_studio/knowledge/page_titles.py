@@ -35,15 +35,20 @@ def around_text(element: Any, opening: str, closing: str) -> None:
     node, name = filled[0]
     value = getattr(node, name)
     setattr(node, name, value[:len(value) - len(value.lstrip())] + opening + value.lstrip())
-    node, name = filled[-1]
+    _write_after(*filled[-1], closing)
+
+
+def _write_after(node: Any, name: str, mark: str) -> None:
+    """``mark`` after the last written character of a text slot, before its trailing
+    whitespace."""
     value = getattr(node, name)
-    setattr(node, name, value.rstrip() + closing + value[len(value.rstrip()):])
+    setattr(node, name, value.rstrip() + mark + value[len(value.rstrip()):])
 
 
-HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 # elements that title what follows them: headings and figure captions (a table's caption
 # is read with its table)
-_TITLE_TAGS = HEADINGS | {"figcaption"}
+_TITLE_TAGS = _HEADINGS | {"figcaption"}
 # elements that hold their own layout: a title inside one is left to it
 _NOT_TITLED = frozenset({"table", "pre", "code"})
 
@@ -90,7 +95,7 @@ def note_anchors(tree: Any) -> None:
     """Each heading's anchor, noted on it before the empty anchors are dropped
     (``_drop_link_targets``): its own, else the id of the innermost element it opens
     (DocBook's ``<div class="sect2" id="JIT-INLINING">``, a ``<section id>`` of Sphinx)."""
-    for element in tree.iter(*HEADINGS):
+    for element in tree.iter(*_HEADINGS):
         anchor = _own_anchor(element) or next(
             (str(h.get("id")) for h in _holders(element) if h.get("id")), "")
         if anchor:
@@ -126,9 +131,7 @@ def _mark_section_end(heading: Any, mark: str) -> None:
              if (getattr(node, name) or "").strip()
              and not any(e.tag in _NOT_TITLED for e in _slot_holders(node, name, holder))]
     if prose:
-        node, name = prose[-1]
-        value = getattr(node, name)
-        setattr(node, name, value.rstrip() + mark + value[len(value.rstrip()):])
+        _write_after(*prose[-1], mark)
 
 
 def _slot_holders(node: Any, name: str, top: Any) -> Iterator[Any]:
@@ -146,6 +149,11 @@ def _slot_holders(node: Any, name: str, top: Any) -> Iterator[Any]:
 class MarkedTitle:
     rank: int  # a heading's level; a box's or an example's title ranks below every heading
     anchor: str
+
+    @property
+    def heading(self) -> bool:
+        """A heading opens a section; a box's or an example's title does not."""
+        return self.rank < BOX_TITLE_RANK
 
 
 def mark_titles(tree: Any, nonce: str,
@@ -175,7 +183,7 @@ def mark_titles(tree: Any, nonce: str,
                 a.tag in _NOT_TITLED or _is_title(a) for a in element.iterancestors()):
             continue
         key = str(len(titles) + 1)
-        heading = element.tag in HEADINGS
+        heading = element.tag in _HEADINGS
         titles[key] = MarkedTitle(int(element.tag[1]) if heading else BOX_TITLE_RANK,
                                    str(element.get(_ANCHOR) or ""))
         around_text(element, f"Z{nonce}MH{key}Q", f"Z{nonce}Mh{key}Q")
@@ -207,7 +215,7 @@ def titles_over_nothing(flat: str, nonce: str, titles: dict[str, MarkedTitle]) -
             following = found[index + 1] if index + 1 < len(found) else None
             between = flat[title.end():following.start() if following else len(flat)]
             if re.sub(rf"Z{nonce}ME\d+Q", "", between).strip() \
-                    or titles[title.group(1)].rank > len(HEADINGS):
+                    or not titles[title.group(1)].heading:
                 continue  # a caption names its figure, a box's title its box
             if following is None \
                     or titles[following.group(1)].rank <= titles[title.group(1)].rank:
