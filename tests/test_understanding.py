@@ -888,11 +888,23 @@ def test_a_question_asking_for_one_thing_is_a_single_fact(embed, question):
                                       "How can I reduce my electricity bill?",
                                       "How can I improve my sleep?",
                                       "How do I squash several commits into one?",
-                                      "How can our team reduce cloud costs?"])
+                                      "How can our team reduce cloud costs?",
+                                      # read whole, these lean on causes ("crash", "failure")
+                                      "How do I rebuild an index after a crash?",
+                                      "How can I recover my data after a disk failure?",
+                                      "How should I clean up after a failed migration?"])
 def test_a_how_to_question_asks_for_steps(embed, question):
     structure, texts = plan_of(question, embed)
     assert structure.kind == K.OPEN, structure.kind
-    assert not any("causes" in t or "criteria" in t or "options" in t for t in texts), texts
+    assert not any("causes" in t or "criteria" in t or "options" in t or "mechanisms" in t
+                   for t in texts), texts
+
+
+# …while the asker asking why keeps the reason asked for
+@pytest.mark.parametrize("question", ["Why am I seeing timeouts after the upgrade?",
+                                      "Why am I getting connection refused errors from the server?"])
+def test_the_asker_asking_why_asks_for_causes(embed, question):
+    assert understand(question, embed).kind == K.CAUSAL
 
 
 # a question word that asks for a thing asks which option to take, whoever acts

@@ -18,7 +18,12 @@ from spacy.tokens import Doc, Span, Token
 from research_studio.knowledge.lexical import tokenize
 from research_studio.prompts import load_data
 from research_studio.understanding import facets as parts
-from research_studio.understanding.answer_type import asker_acts, asks_for_a_thing, asks_how_the_asker_acts
+from research_studio.understanding.answer_type import (
+    asker_acts,
+    asker_frame,
+    asks_for_a_thing,
+    asks_how_the_asker_acts,
+)
 from research_studio.understanding.asker import about_the_asker
 from research_studio.understanding.chains import chain, relative_openers
 from research_studio.understanding.claim import asks_yes_or_no, complement_claim, yes_no_claim
@@ -241,6 +246,13 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         # "How can I reduce my electricity bill?" asks a way to do something, which the
         # sources state: the options and criteria templates were asked of what is acted on
         # ("Which criteria matter when judging electricity bill?")
+        kind = K.OPEN
+    if kind == K.CAUSAL and embed is not None and asks_how_the_asker_acts(doc) \
+            and (frame := asker_frame(doc)) and _leading(kind_scores(frame, embed)) != K.CAUSAL:
+        # "How do I restore a table from an archive?" asks a way to act, which its subject
+        # matter ("restore", "crash") pulled toward causes; its asking words alone say
+        # which it asks, "How do I" a way and "Why am I" a reason, by a wide margin (lab
+        # log §46). The causes of what the asker acts on ("a single table") answer nothing.
         kind = K.OPEN
     # "Does coffee cause dehydration?" asks whether a statement holds: the evidence for and
     # against it is weighed, whatever the kind its subject reads like

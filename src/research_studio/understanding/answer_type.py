@@ -155,6 +155,15 @@ def asks_how_the_asker_acts(doc: Doc) -> bool:
                                   for c in root.children)
 
 
+def asker_frame(doc: Doc) -> str:
+    """The words that ask of a question about what the asker does, through its subject
+    ("How do I", "Why am I", "How can our team"); empty when the asker is not its subject."""
+    root = next(iter(doc.sents)).root
+    subject = next((c for c in root.children if c.dep_.startswith("nsubj")
+                    and (c.morph.get("Person") == ["1"] or any(map(asker_possessive, c.children)))), None)
+    return doc[:subject.i + 1].text if subject is not None else ""
+
+
 def _thing_type(scores: dict[str, float]) -> str | None:
     """The nearest thing type when it leads the explanations by ``THING_MARGIN``."""
     best = max((name for name in scores if name != NO_SINGLE_THING), key=lambda name: scores[name])
