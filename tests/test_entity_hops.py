@@ -2,7 +2,7 @@
 question and specific to the collection, not words every passage shares."""
 
 from research_studio.config import ResearchConfig
-from research_studio.graph.text_analysis import linked_entities
+from research_studio.graph.text_analysis import linked_entities, titled_passage
 from research_studio.knowledge.lexical import LexicalIndex
 
 QUESTION = "Who is the spouse of the actress who plays Scarlett in Gone with the Wind?"
@@ -151,3 +151,14 @@ def test_a_name_weighing_less_than_one_mention_is_not_followed():
     floor = ResearchConfig().min_linked_weight
     followed = linked_entities(MANUAL_QUESTION, passages, min_weight=floor)
     assert "DELETE" in followed and "See Chapter" not in followed
+
+
+def test_a_passage_title_in_title_case_is_linked_whole():
+    """A page's title is read as one name: its capitalised fragments ("Next") name
+    nothing to follow."""
+    title = "Upgrading from One Stable Distribution to the Next"
+    text = "Once the sources are updated, run apt full-upgrade with aptitude or synaptic."
+    question = "How do I upgrade Debian to a new stable release?"
+    linked = linked_entities(question, [titled_passage(title, text)])
+    assert "Next" not in linked and "One Stable Distribution" not in linked
+    assert title in linked

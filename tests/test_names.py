@@ -28,6 +28,24 @@ def test_titles_the_recogniser_does_not_know_are_read_whole():
     assert "Warn That Man" in found and "Lawrence Huntington" in found
 
 
+@pytest.mark.parametrize("text, title, fragments", [
+    ("Then upgrade (see “Upgrading from One Stable Distribution to the Next”).",
+     "Upgrading from One Stable Distribution to the Next", {"Next", "One Stable Distribution"}),
+    ('She starred in "Gone with the Wind" and in "Return of the King".', "Gone with the Wind",
+     {"Gone", "Wind"}),
+])
+def test_a_quoted_title_in_title_case_is_one_name(text, title, fragments):
+    found = entities(text)
+    assert title in found and not fragments & set(found), found
+
+
+def test_a_word_capitalised_for_opening_a_quoted_phrase_is_no_name():
+    found = entities("Choose the option “Guided - use entire disk and set up LVM” in the installer.")
+    assert "Guided" not in found and "LVM" in found
+    # a quoted title of one word stays one
+    assert "Hello" in entities('The song "Hello" was written by Adele.')
+
+
 def test_a_verb_capitalised_for_its_place_is_no_name():
     # an instruction opening the sentence, before a quoted heading the recogniser marks
     assert entities('Consult the "HOOK ORDER" notes first.') == ["HOOK ORDER"]

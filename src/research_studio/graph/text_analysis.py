@@ -165,6 +165,13 @@ def kinds_named(entity: str, kinds: set[str]) -> set[str]:
 MENTION_WEIGHT = 0.25
 
 
+def titled_passage(title: str, text: str) -> str:
+    """A passage as read for the names it links to: its title on a line before it, as a
+    heading ended by a full stop, so that a title in Title Case is one name ("Upgrading from One Stable
+    Distribution to the Next") rather than its capitalised fragments ("Next")."""
+    return f"{title}.\n{text}" if title else text
+
+
 def linked_entities(question: str, passages: list[str],
                     specificity: Callable[[str], float] | None = None, limit: int = 12,
                     rarity_power: float = 2.0, asked_kind_weight: float = 1.0,

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc, Span, Token
 
 from research_studio.understanding.parser import (
     FUNCTION_POS,
@@ -40,6 +40,14 @@ CACHED_TEXTS = 20_000
 _SENTENCE_ENDS = ".!?"
 _CLAUSE_MARKS = ":;"
 _DASHES = ("-", "–", "—")
+# A title read whole (quoted, or a line of its own) has at most this many words. Of 10,641
+# page, section and article titles (four Debian manuals, MuSiQue, HotpotQA), 99% have at
+# most 9 words; a longer line in Title Case is more often a table row or a cast list read
+# as one line ("Tom Selleck as Jesse Stone Mackenzie Foy as Jenny …"), whose names are
+# read one by one as before.
+TITLE_MAX_WORDS = 12
+# each quotation mark that opens a quoted phrase, with the mark that closes it
+_QUOTE_PAIRS = {"\u201c": "\u201d", "\u2018": "\u2019", '"': '"', "\u00ab": "\u00bb"}
 
 
 def _opens_sentence(token: Token) -> bool:
@@ -78,6 +86,55 @@ def _opening_verb(token: Token, named: set[int]) -> bool:
         and following is not None and following.text[:1].islower()
 
 
+def _quoted(doc: Doc) -> list[Span]:
+    """The phrases between a pair of quotation marks, the marks left out (an apostrophe,
+    which also writes possessives and elisions, opens none)."""
+    spans: list[Span] = []
+    opening: Token | None = None
+    for token in doc:
+        if opening is None:
+            opening = token if token.text in _QUOTE_PAIRS else None
+        elif token.text == _QUOTE_PAIRS[opening.text]:
+            if token.i > opening.i + 1:
+                spans.append(doc[opening.i + 1:token.i])
+            opening = None
+    return spans
+
+
+def _lines(doc: Doc) -> list[Span]:
+    """The lines of the text, each without its line break: a heading stands on one."""
+    spans: list[Span] = []
+    start = 0
+    for token in doc:
+        if token.is_space and "\n" in token.text:
+            spans.append(doc[start:token.i])
+            start = token.i + 1
+        elif "\n" in token.whitespace_:
+            spans.append(doc[start:token.i + 1])
+            start = token.i + 1
+    spans.append(doc[start:])
+    return [span for span in spans if len(span)]
+
+
+def _title_case(phrase: Span) -> bool:
+    """Every word of the phrase is capitalised but its function words, of which it has
+    some, and two of its words at least are in Title Case: a title ("Upgrading from One
+    Stable Distribution to the Next", "Return of the King"), whose capitals say nothing of
+    the names inside it."""
+    words = [t for t in phrase if t.is_alpha]
+    lowered = [t for t in words if not t.text[:1].isupper()]
+    # written in Title Case, not in capitals only: "JOIN pg_am am ON …" is code
+    title_cased = [t for t in words if t.text[:1].isupper() and not t.text.isupper()]
+    return len(words) <= TITLE_MAX_WORDS and len(title_cased) >= 2 and bool(lowered) \
+        and words[0].text[:1].isupper() and all(t.is_stop and t.pos_ in FUNCTION_POS for t in lowered)
+
+
+def _goes_on_in_lower_case(phrase: Span) -> bool:
+    """A word after the phrase's first is a content word in lower case: the phrase is
+    prose, not a title ("Hello", "Warn That Man")."""
+    return any(t.is_alpha and t.text[:1].islower() and not t.is_stop for t in phrase[1:])
+
+
 def _runs(doc: Doc) -> list[list[Token]]:
     named: set[int] = set()
     dated: set[int] = set()
@@ -86,6 +143,15 @@ def _runs(doc: Doc) -> list[list[Token]]:
             named.update(range(entity.start, entity.end))
         elif entity.label_ in TIME_LABELS:
             dated.update(range(entity.start, entity.end))
+    quoted = _quoted(doc)
+    # a title in quotation marks or on a line of its own (a heading) is one name, its
+    # function words included; a capitalised word opening a quoted phrase that goes on
+    # in lower case is capitalised for its place, as at the opening of a sentence (the
+    # option “Guided - use entire disk”)
+    for phrase in [*quoted, *_lines(doc)]:
+        if _title_case(phrase):
+            named.update(range(phrase.start, phrase.end))
+    quote_openings = {phrase.start for phrase in quoted if _goes_on_in_lower_case(phrase)}
 
     def part_of_name(token: Token, run: list[Token]) -> bool:
         if token.i in named:
@@ -118,7 +184,8 @@ def _runs(doc: Doc) -> list[list[Token]]:
             # one word and the number the recogniser read with it: "Section 27.2", "Table
             # 13.1"; without it the word names nothing in particular
             run.append(trailing[0])
-        if run and not (len(run) == 1 and run[0].i not in named and _opens_sentence(run[0])
+        if run and not (len(run) == 1 and run[0].i not in named
+                        and (_opens_sentence(run[0]) or run[0].i in quote_openings)
                         and run[0].pos_ != "PROPN") and not _written_onto_a_number(run[0]):
             runs.append(run)
         run = []

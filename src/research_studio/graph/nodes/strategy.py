@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from research_studio.config import ResearchConfig
-from research_studio.graph.text_analysis import content_terms, hop_terms, linked_entities
+from research_studio.graph.text_analysis import content_terms, hop_terms, linked_entities, titled_passage
 from research_studio.state import Finding, Source, SubQuestion, searched_text
 
 
@@ -40,7 +40,8 @@ def follow_up_queries(sub_question: SubQuestion, findings: list[Finding],
         passage = source.get("text", finding["text"])
         missing = hop_terms(chain, content_terms(f"{source.get('title', '')} {passage}"))
         # the finding's own sentence ranks above the rest of its passage
-        candidates = linked_entities(question, [finding["text"], f"{source.get('title', '')}. {passage}"],
+        candidates = linked_entities(question,
+                                     [finding["text"], titled_passage(source.get("title", ""), passage)],
                                      specificity, limit=8, asked_kind_weight=asked_kind_weight)
         for entity in candidates:
             if entity.lower() in asked or any(entity.lower() in q for q in done):
