@@ -166,7 +166,9 @@ def _runs(doc: Doc) -> list[list[Token]]:
     runs: list[list[Token]] = []
     run: list[Token] = []
     for token in [*doc, None]:
-        if token is not None and part_of_name(token, run):
+        # a name ends with its line: a heading, a list item or a table row is one
+        ends_a_line = token is not None and bool(run) and opens_a_line(token)
+        if token is not None and not ends_a_line and part_of_name(token, run):
             run.append(token)
             continue
         # a function word opening the run is left out when it is one (a stop word) or only
@@ -188,7 +190,7 @@ def _runs(doc: Doc) -> list[list[Token]]:
                         and (_opens_sentence(run[0]) or run[0].i in quote_openings)
                         and run[0].pos_ != "PROPN") and not _written_onto_a_number(run[0]):
             runs.append(run)
-        run = []
+        run = [token] if ends_a_line and part_of_name(token, []) else []
     return runs
 
 
