@@ -3,11 +3,14 @@ for each kind, on spaCy's parser and the real sentence encoder. The questions ar
 ordinary research questions, none taken from the evaluation files."""
 
 import json
+from types import SimpleNamespace
 
 import pytest
 from spacy.tokens import Doc, Span
 from spacy.vocab import Vocab
 
+from research_studio.config import ResearchConfig
+from research_studio.graph.nodes.plan import offline_decomposition
 from research_studio.graph.text_analysis import content_terms, hop_terms
 from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
 from research_studio.understanding import QuestionKind, QuestionStructure, decompose, understand
@@ -898,6 +901,20 @@ def test_a_how_to_question_asks_for_steps(embed, question):
     assert structure.kind == K.OPEN, structure.kind
     assert not any("causes" in t or "criteria" in t or "options" in t or "mechanisms" in t
                    for t in texts), texts
+
+
+# the background of a how-to question is on doing what it asks, not on a name it mentions
+# ("What background is needed to understand Ubuntu?")
+@pytest.mark.parametrize("question, action", [
+    ("How do I mount a network share on Ubuntu?", "mount a network share on Ubuntu"),
+    ("How can I rotate the log files of nginx every week?", "rotate the log files of nginx every week"),
+])
+def test_the_background_of_a_how_to_question_is_on_the_action(embed, question, action):
+    structure = understand(question, embed)
+    rows, _ = offline_decomposition(question, structure, SimpleNamespace(kb=None), ResearchConfig())
+    texts = [row.text for row in rows]
+    assert texts[0] == question and any(action in t for t in texts[1:]), texts
+    assert not any(t.endswith(("understand Ubuntu?", "understand nginx?")) for t in texts), texts
 
 
 # …while the asker asking why keeps the reason asked for

@@ -19,6 +19,7 @@ from research_studio.knowledge.lexical import tokenize
 from research_studio.prompts import load_data
 from research_studio.understanding import facets as parts
 from research_studio.understanding.answer_type import (
+    asker_action,
     asker_acts,
     asker_frame,
     asks_for_a_thing,
@@ -272,7 +273,7 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     outcome = parts.asked_outcome(why_text, why_doc) if kind == K.CAUSAL and not reason else ""
     effects = kind == K.CAUSAL and embed is not None and asks_for_effects(text, embed)
     return QuestionStructure(kind=kind, topic=topic, reason_for=reason, outcome_of=outcome,
-                             asks_effects=effects,
+                             asks_effects=effects, action=asker_action(text, doc),
                              claim=claim.statement if claim is not None else "", **common)
 
 

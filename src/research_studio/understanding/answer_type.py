@@ -164,6 +164,22 @@ def asker_frame(doc: Doc) -> str:
     return doc[:subject.i + 1].text if subject is not None else ""
 
 
+def asker_action(text: str, doc: Doc) -> str:
+    """What a question about the asker's own doing asks how to do, its verb in the base
+    form ("How do I configure a firewall on Debian?" → "configure a firewall on Debian");
+    empty for any other question, or a verb in another form ("Why am I getting …")."""
+    if not asks_how_the_asker_acts(doc):
+        return ""
+    sentence = next(iter(doc.sents))
+    root = sentence.root
+    if root.tag_ != "VB":
+        return ""
+    words = [t for t in sentence[root.i - sentence.start:] if not t.is_space]
+    while words and words[-1].is_punct:
+        words.pop()
+    return text[words[0].idx:words[-1].idx + len(words[-1].text)] if words else ""
+
+
 def _thing_type(scores: dict[str, float]) -> str | None:
     """The nearest thing type when it leads the explanations by ``THING_MARGIN``."""
     best = max((name for name in scores if name != NO_SINGLE_THING), key=lambda name: scores[name])

@@ -120,7 +120,7 @@ def _evaluative(s: QuestionStructure, limit: int) -> list[PlanRow]:
                 (t["claim_for"].format(claim=s.claim), 0.9, "evidence for the statement asked about"),
                 (t["claim_against"].format(claim=s.claim), 0.8, "evidence against the statement asked about")]
         if s.topic:
-            rows.append((background_question(s.topic), 0.7, "background on the main subject"))
+            rows.append((background_question(s.topic, s.action), 0.7, "background on the main subject"))
         return rows
     if not s.topic or not s.asks_itself:
         # no subject to weigh options for, or an instruction that weighs none ("Summarize
@@ -158,7 +158,7 @@ def _causal(s: QuestionStructure, limit: int) -> list[PlanRow]:
         why = "the consequences the question asks about"
     rows = [(s.as_question, 1.0, "the question itself, researched directly"), (asked, 0.9, why)]
     if s.topic:
-        rows.append((background_question(s.topic), 0.7, "background on the main subject"))
+        rows.append((background_question(s.topic, s.action), 0.7, "background on the main subject"))
     return rows
 
 
@@ -184,8 +184,10 @@ def decompose(structure: QuestionStructure, limit: int) -> list[PlanRow]:
     return unique[:limit]
 
 
-def background_question(topic: str) -> str:
-    return load_data("offline_plan")["open"]["background"].format(topic=topic)
+def background_question(topic: str, action: str = "") -> str:
+    """Background on the question's subject, or on doing what the asker asks how to do."""
+    t = load_data("offline_plan")["open"]
+    return t["background_of_action"].format(action=action) if action else t["background"].format(topic=topic)
 
 
 def linked_questions(entities: list[str], question: str) -> list[str]:

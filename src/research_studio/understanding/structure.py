@@ -62,6 +62,9 @@ class QuestionStructure:
     # a causal question asks what its topic brings about or how it works, not its causes
     asks_effects: bool = False
     claim: str = ""  # what a yes/no question asks about: "coffee causes dehydration"
+    # what a question about the asker's own doing asks how to do: "configure a firewall
+    # with nftables on Debian" ("How do I configure …?")
+    action: str = ""
     facets: list[Facet] = field(default_factory=list)
     positions: list[str] = field(default_factory=list)
     clauses: list[str] = field(default_factory=list)

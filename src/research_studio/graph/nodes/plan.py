@@ -157,8 +157,9 @@ def retrieval_decomposition(question: str, structure: QuestionStructure, deps: R
             plan.append(PlanRow(text, 0.7, f"entity linked to the question in retrieved evidence: {entity}",
                                 f"{entity} — {question}"))
     subject = structure.topic or (structure.entities[0] if structure.entities else "")
-    if subject and len(plan) < config.max_sub_questions:
-        plan.append(PlanRow(background_question(subject), 0.5, "background on the main subject"))
+    if (subject or structure.action) and len(plan) < config.max_sub_questions:
+        plan.append(PlanRow(background_question(subject, structure.action), 0.5,
+                            "background on the main subject"))
     return plan[:config.max_sub_questions]
 
 
