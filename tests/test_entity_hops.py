@@ -162,3 +162,16 @@ def test_a_passage_title_in_title_case_is_linked_whole():
     linked = linked_entities(question, [titled_passage(title, text)])
     assert "Next" not in linked and "One Stable Distribution" not in linked
     assert title in linked
+
+
+def test_a_code_block_the_knowledge_base_recorded_names_nothing():
+    """A chunk that opens inside a console listing shows no fence; the block recorded for it
+    at ingestion says it is code, and its dates and devices are not followed."""
+    listing = ("brw-rw---- 1 root disk 253, 1 Mar  1 00:19 /dev/dm-1\n"
+               "brw-rw---- 1 root disk 253, 2 Mar  1 00:19 /dev/dm-2")
+    prose = "\n\nThe LVM volumes appear as device-mapper nodes, which Debian creates at boot."
+    question = "How do I set up LVM on a new disk?"
+    assert "Mar" in linked_entities(question, [titled_passage("", listing + prose)])
+    recorded = [[0, len(listing), "code"]]
+    linked = linked_entities(question, [titled_passage("", listing + prose, recorded)])
+    assert "Mar" not in linked and "Debian" in linked

@@ -125,7 +125,7 @@ def chain_decomposition(question: str, structure: QuestionStructure, deps: Resea
     hits = deps.kb.search(anchor, k=5)
     # rarity counts linearly here, not squared as for the whole question: the short clause
     # already puts its own passage first
-    linked = linked_entities(parts[-1], [titled_passage(h.title, h.text) for h in hits],
+    linked = linked_entities(parts[-1], [titled_passage(h.title, h.text, h.blocks) for h in hits],
                              deps.kb.specificity_scorer(), rarity_power=1.0, limit=8,
                              asked_kind_weight=config.asked_kind_weight)
     if structure.asked_kind:  # "the country where …": follow the names that read like a country
@@ -147,7 +147,8 @@ def retrieval_decomposition(question: str, structure: QuestionStructure, deps: R
         return plan
     if deps.kb is not None:
         hits = deps.kb.search(question, k=5)
-        linked = distinct_entities(linked_entities(question, [titled_passage(h.title, h.text) for h in hits],
+        passages = [titled_passage(h.title, h.text, h.blocks) for h in hits]
+        linked = distinct_entities(linked_entities(question, passages,
                                                    deps.kb.specificity_scorer(),
                                                    asked_kind_weight=config.asked_kind_weight,
                                                    min_weight=config.min_linked_weight))

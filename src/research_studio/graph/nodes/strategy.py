@@ -39,9 +39,11 @@ def follow_up_queries(sub_question: SubQuestion, findings: list[Finding],
         source = sources.get(finding["source_id"], {})
         passage = source.get("text", finding["text"])
         missing = hop_terms(chain, content_terms(f"{source.get('title', '')} {passage}"))
-        # the finding's own sentence ranks above the rest of its passage
-        candidates = linked_entities(question,
-                                     [finding["text"], titled_passage(source.get("title", ""), passage)],
+        # the finding's own sentence ranks above the rest of its passage, which is read
+        # without the code blocks recorded in it (none when the finding stands for it)
+        blocks = source.get("blocks") if "text" in source else None
+        titled = titled_passage(source.get("title", ""), passage, blocks)
+        candidates = linked_entities(question, [finding["text"], titled],
                                      specificity, limit=8, asked_kind_weight=asked_kind_weight)
         for entity in candidates:
             if entity.lower() in asked or any(entity.lower() in q for q in done):
