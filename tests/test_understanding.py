@@ -917,6 +917,16 @@ def test_the_background_of_a_how_to_question_is_on_the_action(embed, question, a
     assert not any(t.endswith(("understand Ubuntu?", "understand nginx?")) for t in texts), texts
 
 
+# asking why the asker meets a problem asks no background on meeting it
+@pytest.mark.parametrize("question", ["Why do I get a timeout error when connecting to the server?",
+                                      "Why does my laptop keep overheating after an update?"])
+def test_a_why_question_about_the_asker_has_no_background_of_an_action(embed, question):
+    structure = understand(question, embed)
+    rows, _ = offline_decomposition(question, structure, SimpleNamespace(kb=None), ResearchConfig())
+    assert structure.action == "" and not any("needed to get" in r.text or "needed to keep" in r.text
+                                                for r in rows), rows
+
+
 # …while the asker asking why keeps the reason asked for
 @pytest.mark.parametrize("question", ["Why am I seeing timeouts after the upgrade?",
                                       "Why am I getting connection refused errors from the server?"])

@@ -248,13 +248,13 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         # sources state: the options and criteria templates were asked of what is acted on
         # ("Which criteria matter when judging electricity bill?")
         kind = K.OPEN
-    if kind == K.CAUSAL and embed is not None and asks_how_the_asker_acts(doc) \
-            and (frame := asker_frame(doc)) and _leading(kind_scores(frame, embed)) != K.CAUSAL:
-        # "How do I restore a table from an archive?" asks a way to act, which its subject
-        # matter ("restore", "crash") pulled toward causes; its asking words alone say
-        # which it asks, "How do I" a way and "Why am I" a reason, by a wide margin (lab
-        # log §46). The causes of what the asker acts on ("a single table") answer nothing.
-        kind = K.OPEN
+    # a question about the asker's doing asks a way to act ("How do I") or a reason ("Why
+    # am I"): its asking words alone say which, by a wide margin (lab log §46), where the
+    # whole question leans on its subject matter ("restore", "crash" read as causes)
+    frame = asker_frame(doc) if embed is not None and asks_how_the_asker_acts(doc) else ""
+    asks_a_way = bool(frame) and _leading(kind_scores(frame, embed)) != K.CAUSAL
+    if kind == K.CAUSAL and asks_a_way:
+        kind = K.OPEN  # the causes of what the asker acts on ("a single table") answer nothing
     # "Does coffee cause dehydration?" asks whether a statement holds: the evidence for and
     # against it is weighed, whatever the kind its subject reads like
     claim = (complement_claim(text, doc) or yes_no_claim(text, doc)) \
@@ -273,7 +273,7 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     outcome = parts.asked_outcome(why_text, why_doc) if kind == K.CAUSAL and not reason else ""
     effects = kind == K.CAUSAL and embed is not None and asks_for_effects(text, embed)
     return QuestionStructure(kind=kind, topic=topic, reason_for=reason, outcome_of=outcome,
-                             asks_effects=effects, action=asker_action(text, doc),
+                             asks_effects=effects, action=asker_action(text, doc) if asks_a_way else "",
                              claim=claim.statement if claim is not None else "", **common)
 
 

@@ -167,8 +167,9 @@ def asker_frame(doc: Doc) -> str:
 def asker_action(text: str, doc: Doc) -> str:
     """What a question about the asker's own doing asks how to do, its verb in the base
     form ("How do I configure a firewall on Debian?" → "configure a firewall on Debian");
-    empty for any other question, or a verb in another form ("Why am I getting …")."""
-    if not asks_how_the_asker_acts(doc):
+    empty for any other question, one whose subject is only the asker's ("Why does my
+    table keep growing?"), or a verb in another form ("Why am I getting …")."""
+    if not (asks_how_the_asker_acts(doc) and asker_acts(doc)):
         return ""
     sentence = next(iter(doc.sents))
     root = sentence.root
