@@ -4,6 +4,7 @@ question and specific to the collection, not words every passage shares."""
 from research_studio.config import ResearchConfig
 from research_studio.graph.text_analysis import linked_entities, titled_passage
 from research_studio.knowledge.lexical import LexicalIndex
+from research_studio.knowledge.structure import CODE, TextBlock
 
 QUESTION = "Who is the spouse of the actress who plays Scarlett in Gone with the Wind?"
 PASSAGES = [
@@ -172,6 +173,6 @@ def test_a_code_block_the_knowledge_base_recorded_names_nothing():
     prose = "\n\nThe LVM volumes appear as device-mapper nodes, which Debian creates at boot."
     question = "How do I set up LVM on a new disk?"
     assert "Mar" in linked_entities(question, [titled_passage("", listing + prose)])
-    recorded = [[0, len(listing), "code"]]
+    recorded = [TextBlock(0, len(listing), CODE)]
     linked = linked_entities(question, [titled_passage("", listing + prose, recorded)])
     assert "Mar" not in linked and "Debian" in linked

@@ -10,6 +10,7 @@ import operator
 from typing import Annotated, Any, Literal, TypedDict
 
 from research_studio.config import ResearchConfig
+from research_studio.knowledge.structure import TextBlock
 
 ClaimStatus = Literal["cross_validated", "verified", "single_source", "unverified"]
 MARKERS: dict[str, str] = {"cross_validated": "✓✓", "verified": "✓", "single_source": "⚠"}
@@ -168,6 +169,12 @@ class FactSheet(TypedDict, total=False):
 
 
 # ---- reducers --------------------------------------------------------------------------
+def source_blocks(source: Source) -> list[TextBlock] | None:
+    """The table rows and code blocks ingestion recorded for a source (None: not recorded)."""
+    raw = source.get("blocks")
+    return None if raw is None else [TextBlock(int(s), int(e), str(k)) for s, e, k in raw]
+
+
 def searched_text(sub_question: SubQuestion) -> str:
     """What research searches and ranks a sub-question's evidence by: its search words
     when the plan gave it some, else its question."""

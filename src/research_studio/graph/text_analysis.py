@@ -165,25 +165,20 @@ def kinds_named(entity: str, kinds: set[str]) -> set[str]:
 MENTION_WEIGHT = 0.25
 
 
-def titled_passage(title: str, text: str, blocks: Iterable[Sequence] | None = None) -> str:
+def titled_passage(title: str, text: str, blocks: Iterable[TextBlock] | None = None) -> str:
     """A passage as read for the names it links to: its title on a line before it, as a
     heading ended by a full stop, so that a title in Title Case is one name ("Upgrading
     from One Stable Distribution to the Next") rather than its capitalised fragments
-    ("Next"); without the code blocks the knowledge base recorded in it (``blocks``:
-    ``[start, end, kind]`` or ``TextBlock``), which name nothing a reader researches and
-    which a chunk that opens inside a listing cannot show by its fences ("Mar" of a
-    console listing's dates)."""
-    code = sorted((int(b[0]), int(b[1])) for b in map(_as_row, blocks or ()) if b[2] == CODE)
+    ("Next"); without the code blocks the knowledge base recorded in it, which name
+    nothing a reader researches and which a chunk that opens inside a listing cannot show
+    by its fences ("Mar" of a console listing's dates)."""
+    code = sorted((b.start, b.end) for b in blocks or () if b.kind == CODE)
     kept, at = [], 0
     for start, end in code:
         kept.append(text[at:max(at, start)])
         at = max(at, end)
     body = "\n".join([*kept, text[at:]]) if code else text
     return f"{title}.\n{body}" if title else body
-
-
-def _as_row(block: Sequence | TextBlock) -> Sequence:
-    return (block.start, block.end, block.kind) if isinstance(block, TextBlock) else block
 
 
 def linked_entities(question: str, passages: list[str],

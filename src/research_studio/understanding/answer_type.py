@@ -148,19 +148,21 @@ def asks_how_the_asker_acts(doc: Doc) -> bool:
     time or a place to act, not which thing to take ("What should I use …?", "Which
     framework should we learn?" open with a word that asks for a thing)."""
     opening = next((t for t in doc if not t.is_punct), None)
-    if opening is None or opening.tag_ != "WRB":
-        return False
+    return opening is not None and opening.tag_ == "WRB" and _asker_subject(doc) is not None
+
+
+def _asker_subject(doc: Doc) -> Token | None:
+    """The subject of the first sentence's verb when it is the asker (first person) or
+    the asker's own ("our team", "my laptop")."""
     root = next(iter(doc.sents)).root
-    return asker_acts(doc) or any(c.dep_.startswith("nsubj") and any(map(asker_possessive, c.children))
-                                  for c in root.children)
+    return next((c for c in root.children if c.dep_.startswith("nsubj")
+                 and (c.morph.get("Person") == ["1"] or any(map(asker_possessive, c.children)))), None)
 
 
 def asker_frame(doc: Doc) -> str:
     """The words that ask of a question about what the asker does, through its subject
     ("How do I", "Why am I", "How can our team"); empty when the asker is not its subject."""
-    root = next(iter(doc.sents)).root
-    subject = next((c for c in root.children if c.dep_.startswith("nsubj")
-                    and (c.morph.get("Person") == ["1"] or any(map(asker_possessive, c.children)))), None)
+    subject = _asker_subject(doc)
     return doc[:subject.i + 1].text if subject is not None else ""
 
 

@@ -102,18 +102,9 @@ def _quoted(doc: Doc) -> list[Span]:
 
 
 def _lines(doc: Doc) -> list[Span]:
-    """The lines of the text, each without its line break: a heading stands on one."""
-    spans: list[Span] = []
-    start = 0
-    for token in doc:
-        if token.is_space and "\n" in token.text:
-            spans.append(doc[start:token.i])
-            start = token.i + 1
-        elif "\n" in token.whitespace_:
-            spans.append(doc[start:token.i + 1])
-            start = token.i + 1
-    spans.append(doc[start:])
-    return [span for span in spans if len(span)]
+    """The lines of the text (``opens_a_line``): a heading stands on one."""
+    starts = [token.i for token in doc if opens_a_line(token)]
+    return [doc[start:end] for start, end in zip(starts, [*starts[1:], len(doc)], strict=True)]
 
 
 def _title_case(phrase: Span) -> bool:

@@ -31,7 +31,6 @@ from research_studio.knowledge.structure import (
     ROW,
     Definition,
     Sentence,
-    TextBlock,
     announces,
     code_body,
     definitions_from_json,
@@ -41,7 +40,7 @@ from research_studio.knowledge.structure import (
     sentences,
     term_at,
 )
-from research_studio.state import Finding, Source, SubQuestion, searched_text
+from research_studio.state import Finding, Source, SubQuestion, searched_text, source_blocks
 from research_studio.understanding.exemplars import Embed
 from research_studio.understanding.pointers import point_into_the_text
 from research_studio.understanding.statements import resumes_sentences, states_something
@@ -63,12 +62,6 @@ def _finding_id(sq_id: str, source_id: str, start: int) -> str:
 def _confidence(rank: int, relevance: float) -> float:
     """Half retrieval rank, half lexical relevance of the sentence itself."""
     return round(0.5 * max(0.3, 1.0 - 0.12 * rank) + 0.5 * relevance, 3)
-
-
-def source_blocks(source: Source) -> list[TextBlock] | None:
-    """The table rows and code blocks ingestion recorded for a source (None: not recorded)."""
-    raw = source.get("blocks")
-    return None if raw is None else [TextBlock(int(s), int(e), str(k)) for s, e, k in raw]
 
 
 def source_terms(source: Source) -> list[Definition]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.text_analysis import content_terms, hop_terms, linked_entities, titled_passage
-from research_studio.state import Finding, Source, SubQuestion, searched_text
+from research_studio.state import Finding, Source, SubQuestion, searched_text, source_blocks
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ def follow_up_queries(sub_question: SubQuestion, findings: list[Finding],
         missing = hop_terms(chain, content_terms(f"{source.get('title', '')} {passage}"))
         # the finding's own sentence ranks above the rest of its passage, which is read
         # without the code blocks recorded in it (none when the finding stands for it)
-        blocks = source.get("blocks") if "text" in source else None
+        blocks = source_blocks(source) if "text" in source else None
         titled = titled_passage(source.get("title", ""), passage, blocks)
         candidates = linked_entities(question, [finding["text"], titled],
                                      specificity, limit=8, asked_kind_weight=asked_kind_weight)
