@@ -336,6 +336,63 @@ def test_a_near_copy_is_stored_and_marked_as_the_document_it_repeats(registry, t
         assert any(hit.title == "Bees" for hit in hits), mode  # other documents still come
 
 
+def _tide_tables(count: int = 40) -> str:
+    return " ".join(f"Sentence {i} says the tide at the {['north', 'south', 'east'][i % 3]} "
+                    f"pier turns after {i + 3} hours of slack water." for i in range(count))
+
+
+def test_one_document_in_two_formats_beside_each_other_is_stored_once(registry, tmp_path):
+    """A manual's folder holding each page as HTML and as its source text (Git's pages
+    beside their AsciiDoc) holds each document twice: the better-read format is stored,
+    whichever name sorts first, and the other is counted, not stored; two files of one
+    name saying different things, and a near copy under another name, are all stored."""
+    body = _tide_tables()
+    # the source text sorts before the page by name ("txt" < "xhtml") and shows its markup
+    (tmp_path / "tides.txt").write_text(f"= Tides\n\n[[slack]]\n{body}\n\nLast revised.\n",
+                                        encoding="utf-8")
+    (tmp_path / "tides.xhtml").write_text(
+        f"<html><body><h1>Tides</h1><p id='slack'>{body}</p></body></html>", encoding="utf-8")
+    (tmp_path / "tides-copy.md").write_text(f"# Tides\n\n{body}\n\nCopied.\n", encoding="utf-8")
+    (tmp_path / "bees.txt").write_text(
+        " ".join(f"Worker bee {i} forages for nectar {i} metres from the hive." for i in range(40)),
+        encoding="utf-8")
+    (tmp_path / "bees.html").write_text(
+        "<html><body><p>" + " ".join(f"Drone {i} leaves the hive in spring." for i in range(40))
+        + "</p></body></html>", encoding="utf-8")
+    kb = registry.open("formats", create=True)
+    summary = kb.ingest_paths([tmp_path])
+    assert (summary.documents_added, summary.other_formats, summary.near_copies) == (4, 1, 1)
+    stored = {str(meta["location"]).rsplit("/", 1)[-1] for _, _, meta in kb._all_chunks(["metadatas"])}
+    assert stored == {"tides.xhtml", "tides-copy.md", "bees.txt", "bees.html"}
+    again = kb.ingest_paths([tmp_path])
+    assert (again.documents_added, again.unchanged, again.other_formats) == (0, 4, 1)
+
+
+def test_a_page_stored_in_two_formats_earlier_is_searched_as_one(registry, tmp_path, monkeypatch):
+    """A knowledge base ingested before formats were told apart holds both files: a
+    search shows the passages of one of them, as it does for a near copy under its title,
+    though the source text's title ("= Tides (7)") is not the page's ("Tides Manual")."""
+    from research_studio.knowledge.near_duplicates import CopyFinder
+
+    monkeypatch.setattr(CopyFinder, "other_format", lambda self, location, minhash: None)
+    body = _tide_tables()
+    (tmp_path / "tides.html").write_text(
+        f"<html><head><title>Tides Manual</title></head><body><p>{body}</p></body></html>",
+        encoding="utf-8")
+    (tmp_path / "tides.txt").write_text(f"= Tides (7)\n\n{body}\n\nLast revised.\n",
+                                        encoding="utf-8")
+    (tmp_path / "bees.html").write_text(
+        "<html><body><p>" + " ".join(f"Worker bee {i} forages for nectar {i} metres from the "
+                                     "hive." for i in range(40)) + "</p></body></html>",
+        encoding="utf-8")
+    kb = registry.open("both", create=True)
+    assert kb.ingest_paths([tmp_path]).near_copies == 1
+    for mode in ("hybrid", "bm25", "dense"):
+        hits = kb.search("tide pier slack water hours", k=20, mode=mode)
+        assert len({hit.location for hit in hits if "tide" in hit.text}) == 1, mode
+        assert any("bee" in hit.text for hit in hits), mode
+
+
 def test_templated_pages_about_different_things_are_all_found(registry, tmp_path):
     """Articles written from one template share most of their words; each is marked a near
     copy of the first, for cross-validation, yet each is about its own thing: a search

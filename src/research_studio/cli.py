@@ -62,6 +62,7 @@ def _print_ingest_summary(summary: Any) -> None:
         ("unchanged (skipped)", summary.unchanged),
         ("duplicates (stored once)", summary.duplicates),
         ("near copies (not independent sources)", summary.near_copies),
+        ("other formats (stored once)", summary.other_formats),
         ("chunks added", summary.chunks_added),
         ("skipped", len(summary.skipped)),
         ("time", f"{summary.seconds:.1f}s ({summary.documents_per_s:.0f} docs/s, "

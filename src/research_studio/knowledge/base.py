@@ -38,7 +38,13 @@ from research_studio.knowledge.documents import (
 from research_studio.knowledge.embeddings import MODEL_ID, MiniLMOnnxEmbeddings
 from research_studio.knowledge.fusion import reciprocal_rank_fusion
 from research_studio.knowledge.lexical import LexicalIndex, tokenize
-from research_studio.knowledge.near_duplicates import CopyFinder, decode, encode, sketch
+from research_studio.knowledge.near_duplicates import (
+    CopyFinder,
+    decode,
+    encode,
+    in_two_formats,
+    sketch,
+)
 from research_studio.knowledge.sections import section_at
 from research_studio.knowledge.structure import (
     ChunkCuts,
@@ -137,6 +143,7 @@ class IngestSummary:
     unchanged: int = 0
     duplicates: int = 0
     near_copies: int = 0  # stored, marked as repeating a stored document (not independent)
+    other_formats: int = 0  # not stored: a stored document's text in another format beside it
     chunks_added: int = 0
     skipped: list[SkippedItem] = field(default_factory=list)
     seconds: float = 0.0
@@ -368,8 +375,9 @@ class KnowledgeBase:
 
     def _distinct_hits(self, ranked: list[tuple[str, float]], k: int) -> list[SearchHit]:
         """The first ``k`` hits of the ranked chunk ids, one rendering of each document:
-        a near copy (``copy_of``) of a document under its title (``_one_title``) is
-        that document, whose hits come from whichever rendering ranks first. The Python
+        a near copy (``copy_of``) of a document under its title (``_one_title``), or
+        beside it in another format (stored before formats were told apart), is that
+        document, whose hits come from whichever rendering ranks first. The Python
         manual's HTML pages and the reST sources beside them were otherwise half of the
         passages research read. A near copy under another title is a document of its own
         here: templated articles about different things ("Lithocarpus crassinervius" and
@@ -389,8 +397,9 @@ class KnowledgeBase:
                 hit = _hit(self.name, cid, *chunks[cid], score)
                 first = shown.setdefault(hit.copy_of or hit.doc_id, hit)
                 # two files of one name ingested before ids were paths are two documents
-                if first.location != hit.location and (first.copy_of or hit.copy_of) \
-                        and _one_title(first.title, hit.title):
+                if first.location != hit.location and (first.copy_of or hit.copy_of) and (
+                        _one_title(first.title, hit.title)
+                        or in_two_formats(first.location, hit.location)):
                     continue
                 hits.append(hit)
         return hits
@@ -431,9 +440,11 @@ class KnowledgeBase:
 
         Unchanged documents (same location, same text) are left alone; a changed one
         replaces its old chunks; text already stored under another location is a
-        duplicate and stored once. ``progress`` is told after each document read and each
-        batch of passages stored (``store_batch_passages``): embedding is most of the
-        time, so a count of documents alone stood still for minutes.
+        duplicate and stored once, and a new document repeating a stored one beside it in
+        another format (``near_duplicates.other_format``) is not stored. ``progress`` is
+        told after each document read and each batch of passages stored
+        (``store_batch_passages``): embedding is most of the time, so a count of documents
+        alone stood still for minutes.
         """
         started = time.perf_counter()
         summary = IngestSummary(kb=self.name)
@@ -470,16 +481,19 @@ class KnowledgeBase:
                     summary.unchanged += 1
                 elif digest in known_hashes:
                     summary.duplicates += 1
+                elif previous is None and copies.other_format(item.location,
+                                                              minhash := sketch(item.text)):
+                    summary.other_formats += 1
                 else:
                     if previous is not None:
                         self.collection.delete(where={"location": item.location})
                         copies.remove(item.location)
                         summary.documents_replaced += 1
+                        minhash = sketch(item.text)  # a new one's was made just above
                     else:  # a new document; a changed one is counted as replaced, not added too
                         summary.documents_added += 1
                     known_hashes.add(digest)
                     by_location[item.location] = digest
-                    minhash = sketch(item.text)
                     original = copies.original_of(minhash)
                     copies.add(item.location, item.doc_id, minhash, original)
                     summary.near_copies += original is not None

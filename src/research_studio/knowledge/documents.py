@@ -46,6 +46,13 @@ log = logging.getLogger(__name__)
 TEXT_SUFFIXES = {".md", ".markdown", ".txt", ".text", ".rst"}
 HTML_SUFFIXES = {".html", ".htm", ".xhtml"}
 SUPPORTED = TEXT_SUFFIXES | HTML_SUFFIXES | {".pdf", ".docx", ".jsonl"}
+# A folder may hold one document in several formats (Git's manual pages as HTML beside
+# their AsciiDoc sources as .txt); the first read is kept (near_duplicates.other_format),
+# so a folder is read in this order within a name: HTML gives headings, anchors, tables
+# and code blocks, Markdown and DOCX their markup's, reST what its text shows; a PDF has
+# pages but no headings; plain text (AsciiDoc read as text) shows its markup raw.
+FORMAT_ORDER = (*sorted(HTML_SUFFIXES), ".md", ".markdown", ".docx", ".rst", ".pdf",
+                ".txt", ".text")
 _MAX_TITLE = 200
 # Uncompressed bytes a DOCX may unpack to, counted as it is read (a zip's declared sizes
 # can lie): the largest real documents are a few tens of MB, mostly images.
@@ -277,8 +284,17 @@ _LOADERS = {
 }
 
 
+def _reading_order(name: str) -> tuple[str, int, str]:
+    """A folder's files by name, one name's formats in ``FORMAT_ORDER``."""
+    path = Path(name)
+    suffix = path.suffix.lower()
+    rank = FORMAT_ORDER.index(suffix) if suffix in FORMAT_ORDER else len(FORMAT_ORDER)
+    return path.stem, rank, name
+
+
 def iter_files(paths: Iterable[Path]) -> Iterator[Path | SkippedItem]:
-    """Expand folders (sorted, hidden entries ignored); report missing paths."""
+    """Expand folders (sorted by name, one name's formats best first, hidden entries
+    ignored); report missing paths."""
     for raw in paths:
         path = Path(raw).expanduser()
         if not path.exists():
@@ -286,7 +302,7 @@ def iter_files(paths: Iterable[Path]) -> Iterator[Path | SkippedItem]:
         elif path.is_dir():
             for root, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(files):
+                for name in sorted(files, key=_reading_order):
                     if not name.startswith("."):
                         yield Path(root) / name
         else:

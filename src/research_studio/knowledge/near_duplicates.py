@@ -6,14 +6,21 @@ but marked ``copy_of`` the document it repeats, so the trust engine does not cou
 as independent sources (two renderings of one page "cross-validated" each other's
 sentences). Likeness is the Jaccard similarity of the documents' word 5-grams, estimated
 by MinHash and looked up with locality-sensitive hashing (datasketch).
+
+A near copy beside its original under the same name in another format (``gitfaq.html``
+and ``gitfaq.txt``) is one document twice, not another version of it: it is not stored
+(``other_format``); a folder is read with its better-read format first.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import PurePath
 
 import numpy as np
 from datasketch import MinHash, MinHashLSH
+
+from research_studio.knowledge.documents import FORMAT_ORDER
 
 # word n-grams compared: long enough that unrelated pages of one manual share almost none
 # (0.001 of their 5-grams in the Python manual), short enough that markup differences
@@ -27,6 +34,16 @@ PERMUTATIONS = 128
 SCHEME = "affine32"
 _STORED_AS = f"minhash-{SCHEME}-{PERMUTATIONS}:"
 _WORD = re.compile(r"\w+")
+
+
+def in_two_formats(location: str, other: str) -> bool:
+    """Two files of one name in one folder, in two of the formats a folder is read in
+    (``documents.FORMAT_ORDER``); a JSON Lines record's location (``file.jsonl#id``) is
+    never one."""
+    first, second = PurePath(location), PurePath(other)
+    return (first.parent == second.parent and first.stem == second.stem
+            and first.suffix.lower() != second.suffix.lower()
+            and first.suffix.lower() in FORMAT_ORDER and second.suffix.lower() in FORMAT_ORDER)
 
 
 def sketch(text: str) -> MinHash:
@@ -76,6 +93,14 @@ class CopyFinder:
         if location in self._sketches:
             self._index.remove(location)
             del self._sketches[location], self._original[location]
+
+    def other_format(self, location: str, minhash: MinHash) -> str | None:
+        """The location of a stored document this one repeats in another format
+        (``in_two_formats``), or None."""
+        found = sorted(loc for loc in self._index.query(minhash)
+                       if in_two_formats(location, loc)
+                       and minhash.jaccard(self._sketches[loc]) >= self.threshold)
+        return found[0] if found else None
 
     def original_of(self, minhash: MinHash) -> str | None:
         """The doc_id of the stored document this one repeats (its own original when it is
