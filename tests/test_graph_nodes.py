@@ -1321,6 +1321,10 @@ def test_a_claim_from_a_definition_list_is_shown_after_its_term():
     nested = "ArgumentParser.add_argument(name or flags...[, action]" + "[, option]" * 12 + ")"
     shown = claim_text({**claim, "text": "Define an argument.", "context": nested}, sources)
     assert shown.endswith("\\[, …\\]): Define an argument."), shown  # inner bracket first
+    # a FAQ's question is followed by its answer, without a colon after its question mark
+    shown = claim_text({**claim, "text": "Run the command again with --amend.",
+                        "context": "I made a typo in my last note. How do I fix it?"}, sources)
+    assert shown == "I made a typo in my last note. How do I fix it? Run the command again with --amend."
     # HTML in a term is shown as text
     shown = claim_text({**claim, "context": "<b onmouseover=x>opt</b>"}, sources)
     assert "<b" not in shown and "&lt;b onmouseover=x&gt;opt&lt;/b&gt;: " in shown

@@ -132,19 +132,23 @@ class Citations:
 def claim_text(claim: Claim, sources: dict[str, Source]) -> str:
     """The claim as a reader sees it: a sentence of a definition list's description after
     the term it describes ("-q, --quiet: Be quiet, only report errors."), which it seldom
-    names; else an extracted sentence that opens with a pronoun gets its source's title
+    names (a term written as a sentence, a FAQ's question, without the colon); else an
+    extracted sentence that opens with a pronoun gets its source's title
     when the pronoun can stand for it, so "He worked on…" says who. (Not the heading the
     sentence stands under: a reference page's "Summary" or "Description" names no more
     than the page does; the Sources list gives the section.)"""
     text = _clean(claim["text"])
     if claim.get("context"):
         term = _closed(textwrap.shorten(claim["context"], TERM_SHOWN_CHARS, placeholder=" …"))
-        return f"{_clean(term)}: {text}"
+        # a term written as a sentence (a FAQ's question: "I've made a mistake in the last
+        # commit. How do I change it?") is followed by its answer, not by a colon
+        return f"{_clean(term)}{' ' if term.endswith(_SENTENCE_ENDS) else ': '}{text}"
     title = sources.get(claim["source_ids"][0], {}).get("title", "") if claim["source_ids"] else ""
     return f"{_clean(title)}: {text}" if title and may_refer_to(claim["text"], _clean(title)) else text
 
 
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
+_SENTENCE_ENDS = (".", "?", "!")
 
 
 def _closed(term: str) -> str:
