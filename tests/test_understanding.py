@@ -917,6 +917,23 @@ def test_the_background_of_a_how_to_question_is_on_the_action(embed, question, a
     assert not any(t.endswith(("understand Ubuntu?", "understand nginx?")) for t in texts), texts
 
 
+# a contrast joins a condition to the action, not a second action: "How do I keep …?"
+# alone asks nothing, and the background is on the action the condition is set on
+@pytest.mark.parametrize("question, action, condition", [
+    ("How can I shrink the database file but keep every row?", "shrink the database file", "keep"),
+    ("How do I rename a branch on the server but keep its upstream?", "rename a branch on the server",
+     "keep"),
+    ("How do I speed up the build yet still produce debug symbols?", "speed up the build", "produce"),
+])
+def test_a_condition_joined_by_a_contrast_stays_with_its_action(embed, question, action, condition):
+    structure = understand(question, embed)
+    rows, _ = offline_decomposition(question, structure, SimpleNamespace(kb=None), ResearchConfig())
+    texts = [row.text for row in rows]
+    assert structure.action == action, structure.action
+    assert not any(condition in t and action not in t for t in texts), texts
+    assert any(t.endswith(f"needed to {action}?") for t in texts), texts
+
+
 # asking why the asker meets a problem asks no background on meeting it
 @pytest.mark.parametrize("question", ["Why do I get a timeout error when connecting to the server?",
                                       "Why does my laptop keep overheating after an update?"])

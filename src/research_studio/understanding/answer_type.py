@@ -14,7 +14,7 @@ from spacy.tokens import Doc, Token
 
 from research_studio.understanding.exemplars import Embed, exemplar_scores
 from research_studio.understanding.facets import WH_TAGS, asker_possessive
-from research_studio.understanding.parser import parse
+from research_studio.understanding.parser import contrasting_conjunct, parse
 
 NO_SINGLE_THING = "explanation"
 # A question asks for a thing when its asking words are closer to a thing's exemplars
@@ -168,7 +168,8 @@ def asker_frame(doc: Doc) -> str:
 
 def asker_action(text: str, doc: Doc) -> str:
     """What a question about the asker's own doing asks how to do, its verb in the base
-    form ("How do I configure a firewall on Debian?" → "configure a firewall on Debian");
+    form ("How do I configure a firewall on Debian?" → "configure a firewall on Debian"),
+    without a condition joined to it by a contrast ("… but keep my changes");
     empty for any other question, one whose subject is only the asker's ("Why does my
     table keep growing?"), or a verb in another form ("Why am I getting …")."""
     if not (asks_how_the_asker_acts(doc) and asker_acts(doc)):
@@ -177,8 +178,12 @@ def asker_action(text: str, doc: Doc) -> str:
     root = sentence.root
     if root.tag_ != "VB":
         return ""
-    words = [t for t in sentence[root.i - sentence.start:] if not t.is_space]
-    while words and words[-1].is_punct:
+    # "undo the last commit but keep my changes": the action is undoing, the rest a
+    # condition on it
+    condition = contrasting_conjunct(root)
+    end = min(t.i for t in condition.subtree) if condition is not None else sentence.end
+    words = [t for t in doc[root.i:end] if not t.is_space]
+    while words and (words[-1].is_punct or words[-1].dep_ == "cc"):
         words.pop()
     return text[words[0].idx:words[-1].idx + len(words[-1].text)] if words else ""
 

@@ -24,7 +24,7 @@ from research_studio.understanding.facets import (
     text_of,
     verb_form,
 )
-from research_studio.understanding.parser import parse
+from research_studio.understanding.parser import contrasting_conjunct, parse
 from research_studio.understanding.serial import next_referent, opens_a_question, serial_members
 
 # A question is split over at most this many members: a longer enumeration is a list of
@@ -360,9 +360,10 @@ def per_action(text: str, span: Span, referent: str = "") -> list[str]:
     """One question per coordinated verb of a question ("How to set up X and monitor its
     lag?" → "How to set up X?", "How to monitor the lag of X?"; "What can I do to reduce X
     and improve Y?"): verbs of one form, neither with a subject or question word of its
-    own, outside a relative clause, each with an object of its own; the words before
-    the first verb are shared. ``referent``: what a pronoun in an action stands for.
-    Empty when the question does not coordinate actions."""
+    own, outside a relative clause, each with an object of its own, none joined by a
+    contrast (``parser.contrasting_conjunct``); the words before the first verb are
+    shared. ``referent``: what a pronoun in an action stands for. Empty when the question
+    does not coordinate actions."""
     for verb in span:
         if verb.pos_ != "VERB" or _inside_relative_clause(verb):
             continue
@@ -373,6 +374,10 @@ def per_action(text: str, span: Span, referent: str = "") -> list[str]:
         if len(actions) < 2 or any(ch.dep_.startswith("nsubj") or ch.tag_ in WH_TAGS
                                    for a in actions[1:] for ch in a.children):
             continue
+        # "undo the last commit but keep my changes" asks one way to do both: "How do I
+        # keep my changes?" alone asks nothing
+        if any(contrasting_conjunct(a) for a in actions):
+            return []
         if not _shares_its_subject(verb):
             return []
         own = [_own_words(verb, verb.i), *(_own_words(a, min(t.i for t in a.subtree)) for a in actions[1:])]

@@ -177,6 +177,19 @@ def opens_a_line(token: Token) -> bool:
     return before is None or "\n" in before.text or "\n" in before.whitespace_
 
 
+# The coordinating conjunctions that contrast (a closed class of English)
+_CONTRASTING = frozenset({"but", "yet"})
+
+
+def contrasting_conjunct(token: Token) -> Token | None:
+    """The conjunct the token is joined to by a contrast ("keep" in "undo the last commit
+    but keep my changes"): what it joins is a condition on the token, not a second thing
+    alongside it."""
+    if not any(c.dep_ == "cc" and c.lower_ in _CONTRASTING for c in token.children):
+        return None
+    return next((c for c in token.children if c.dep_ == "conj"), None)
+
+
 def points_back(token: Token) -> bool:
     """The word stands for something said before it: a demonstrative ("This …") or a
     personal pronoun of the third person ("it", "they"), read from spaCy's morphology."""
