@@ -157,3 +157,34 @@ def test_a_possessive_ending_is_not_part_of_the_answer():
 def test_no_short_answer_for_a_question_that_does_not_read_as_english():
     claims = [claim("c1", "Der Kölner Dom wurde von Gerhard von Rile entworfen.")]
     assert short_answer("Wer hat den Kölner Dom entworfen?", [], claims, {"c1": 0.7}, EMBED) is None
+
+
+def test_offline_report_opens_with_what_the_asked_thing_is():
+    """A sentence that merely names the thing can rank first by the encoder and by the
+    selection; the one that says what the thing is opens the answer and the section."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from research_studio.config import ModelSettings, WebSettings
+    from research_studio.graph.deps import ResearchDeps
+    from research_studio.graph.nodes.write import write_node
+    from research_studio.models.coordinator import ModelCoordinator
+
+    question = "What is a shallow clone?"
+    texts = {"c1": "Use a shallow clone when you only need the latest history.",
+             "c2": "A shallow clone is a repository whose history is cut at a given depth, so "
+                   "older commits are missing from it."}
+    sources = {f"kb:t:{cid}": {"source_id": f"kb:t:{cid}", "kind": "kb", "title": f"Page {cid}",
+                               "location": f"{cid}.html", "chunk_id": cid, "text": text,
+                               "start": 0, "end": len(text)} for cid, text in texts.items()}
+    state = {"query": question, "mode": "flat", "config": ResearchConfig(kb="git"),
+             "sub_questions": [{"sub_question_id": "sq_001", "question_text": question, "priority": 1.0}],
+             "sources": sources,
+             "claims": [{"claim_id": cid, "text": text, "source_ids": [f"kb:t:{cid}"],
+                         "status": "verified", "sub_question_id": "sq_001",
+                         "confidence": 0.9 if cid == "c1" else 0.6} for cid, text in texts.items()]}
+    deps = ResearchDeps(coordinator=ModelCoordinator(ModelSettings()), kb=None,
+                        web=WebSettings(provider="none"))
+    report = asyncio.run(write_node(state, SimpleNamespace(context=deps)))["report_markdown"]
+    answer = report.split("## Answer\n\n", 1)[1].split("\n", 1)[0]
+    assert answer.startswith("A shallow clone is a repository"), answer

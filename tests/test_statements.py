@@ -1,11 +1,15 @@
 """A report's claim is a statement: titles and lines that only introduce what follows are not."""
 
+import pytest
+
 from research_studio.config import ResearchConfig
 from research_studio.graph.nodes.execute import Retrieved
 from research_studio.graph.nodes.findings import extractive_findings
-from research_studio.graph.nodes.write import Citations, extractive_summary
+from research_studio.graph.nodes.write import Citations, answer_order, extractive_summary
+from research_studio.graph.relevance import defining_claims
+from research_studio.understanding.answer_type import defined_thing
 from research_studio.understanding.parser import parse, parse_batch
-from research_studio.understanding.statements import stands_alone, states_something
+from research_studio.understanding.statements import has_for_subject, stands_alone, states_something
 
 
 def test_statements_have_a_verb():
@@ -99,3 +103,55 @@ def test_the_answer_paragraph_opens_each_section_with_a_claim_that_stands_alone(
                               lambda claim: stands_alone(parse(claim["text"])))
     assert "will create" not in text
     assert text.index("The switch command") < text.index("A remote-tracking branch")
+
+
+@pytest.mark.parametrize(("question", "thing"), [
+    ("What is a sparse checkout?", "checkout"),
+    ("What are hard links?", "links"),
+    ("Who is Ada Lovelace?", "Lovelace"),
+    ("What is HSTS?", "HSTS"),  # an unknown word in capitals, which the tagger may misread
+])
+def test_a_question_asking_what_something_is_names_it(question, thing):
+    found = defined_thing(parse(question))
+    assert found is not None and found.text == thing
+
+
+@pytest.mark.parametrize("question", [
+    "Who is the father of Ada Lovelace?",  # an attribute of a thing, not its nature
+    "How do I create a sparse checkout?",
+    "What are hard and soft links?",
+    "Which is larger, the moon or Mercury?",
+])
+def test_other_questions_ask_no_thing_s_nature(question):
+    assert defined_thing(parse(question)) is None
+
+
+def test_a_statement_has_the_asked_thing_for_its_subject_only_when_it_is_about_it():
+    thing = defined_thing(parse("What is a sparse checkout?"))
+    texts = ["A sparse checkout is a working tree that holds only some of the paths.",
+             "Git can make a sparse checkout of a large repository.",  # named as an object
+             "A full checkout writes every tracked file.",  # another kind of checkout
+             "Sparse checkouts are described in git-sparse-checkout(1)."]
+    assert [has_for_subject(doc, thing) for doc in parse_batch(texts)] == [True, False, False, True]
+
+
+def test_the_statement_of_what_the_section_asks_about_opens_it_and_the_answer():
+    """The encoder ranks a short sentence that names the thing above the one that says
+    what it is; the one that says what it is leads the section and the answer."""
+    def claim(claim_id: str, text: str) -> dict:
+        return {"claim_id": claim_id, "text": text, "source_ids": [f"kb:git:{claim_id}"],
+                "status": "verified", "confidence": 0.9}
+
+    naming = claim("c1", "Large monorepos often use a sparse checkout.")
+    defining = claim("c2", "A sparse checkout is a working tree that holds only the paths that "
+                           "match a set of patterns.")
+    section = ({"sub_question_id": "sq_001", "question_text": "What is a sparse checkout?"},
+               [naming, defining])
+    leading = defining_claims([section])
+    assert leading == {"c2"}
+    relevance = {"c1": 0.81, "c2": 0.64}
+    assert [c["claim_id"] for c in answer_order([naming, defining], relevance, leading)] == ["c2", "c1"]
+    assert [c["claim_id"] for c in answer_order([naming, defining], relevance)] == ["c1", "c2"]
+    how = ({"sub_question_id": "sq_002", "question_text": "How do I use a sparse checkout?"},
+           [naming, defining])
+    assert defining_claims([how]) == set()

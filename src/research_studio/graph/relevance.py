@@ -16,7 +16,10 @@ import numpy as np
 from research_studio.graph.deps import SimilarityFn
 from research_studio.knowledge.structure import in_place
 from research_studio.state import Claim
+from research_studio.understanding.answer_type import defined_thing
 from research_studio.understanding.names import entities
+from research_studio.understanding.parser import parse, parse_batch
+from research_studio.understanding.statements import has_for_subject
 
 
 def claim_relevance(question: str, sub_question_text: dict[str, str], claims: Sequence[Claim],
@@ -55,3 +58,19 @@ def bridged_claims(question: str, claims: Sequence[Claim], passing: Sequence[Cla
     return [c for c in claims if c["claim_id"] not in chosen
             and relevance.get(c["claim_id"], 0.0) >= floor
             and any(name in c["text"] for name in bridges)]
+
+
+def defining_claims(shown_by_sq: Sequence[tuple[dict, Sequence[Claim]]]) -> set[str]:
+    """The ids of the claims that state what their section's sub-question asks the nature
+    of ("What is a bare repository?": "A bare repository is normally a directory …", the
+    thing their subject): they open the section and the answer. The encoder ranks a short
+    sentence that merely names the thing above it ("Usually publishers of public
+    repositories make bare repositories available")."""
+    found: set[str] = set()
+    for sq, shown in shown_by_sq:
+        thing = defined_thing(parse(sq["question_text"])) if shown else None
+        if thing is None:
+            continue
+        docs = parse_batch([c["text"] for c in shown])
+        found |= {c["claim_id"] for c, doc in zip(shown, docs, strict=True) if has_for_subject(doc, thing)}
+    return found

@@ -216,3 +216,29 @@ def asks_for_a_thing(doc: Doc, embed: Embed) -> bool:
         return False
     scores = _type_scores(doc, embed)
     return scores is not None and _thing_type(scores) is not None
+
+
+def defined_thing(doc: Doc | None) -> Token | None:
+    """The head word of what a question asks the nature of ("repository" in "What is a
+    bare repository?", "MVCC" in "What is MVCC?", "Torvalds" in "Who is Linus Torvalds?"):
+    the phrase its copula joins to its question word, one sentence long, a noun or a name
+    (the tagger reads an unknown "MVCC" as an adjective) said whole. None for any other
+    question, for an attribute of something ("Who is the father of X?", "What is the
+    population of Y?": the short answer's business), and for a thing itself coordinated
+    ("What are A and B?")."""
+    if doc is None or len(list(doc.sents)) != 1:
+        return None
+    root = next(iter(doc.sents)).root
+    if root.lemma_ != "be" or not any(c.tag_ in WH_TAGS and c.dep_ in ("attr", "nsubj")
+                                      for c in root.children):
+        return None
+    things = [c for c in root.children if c.dep_ in ("nsubj", "attr", "acomp")
+              and c.tag_ not in WH_TAGS and not any(t.tag_ in WH_TAGS for t in c.subtree)]
+    if len(things) != 1:
+        return None
+    thing = things[0]
+    named = thing.pos_ in ("NOUN", "PROPN") or any(ch.isupper() for ch in thing.text)
+    if not named or any(c.dep_ in ("prep", "relcl", "acl") for c in thing.children) \
+            or any(t.dep_ == "conj" for t in thing.subtree):
+        return None
+    return thing

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Token
 
 from research_studio.understanding.parser import TAGS_ONLY, parse_batch, points_back, reads_as_english
 
@@ -104,3 +104,33 @@ def resumes_sentences(texts: Sequence[str]) -> list[bool]:
         out[i] = (first.pos_ in ("CCONJ", "SCONJ") or first.tag_ in _CLAUSE_OPENING_TAGS
                   or (root.pos_ in _VERB_POS and not any(c.dep_ in _SUBJECTS for c in root.children)))
     return out
+
+
+# clauses that say when, why or which, inside a sentence about something else
+_DEPENDENT_CLAUSES = ("advcl", "relcl", "acl")
+
+
+def _naming_words(head: Token) -> set[str]:
+    """The lemmas a thing is named by: its head and the words that say which one it is
+    ("bare repository", "WAL mode"), not what a preposition adds ("… of PostgreSQL")."""
+    return {head.lemma_.lower()} | {c.lemma_.lower() for c in head.children
+                                    if c.dep_ in ("compound", "amod") and not c.is_stop}
+
+
+def has_for_subject(doc: Doc | None, thing: Token) -> bool:
+    """The parsed text's first sentence has the thing for its subject ("A bare repository
+    is normally a directory …", "Multiversion Concurrency Control (MVCC) is …" for "What is
+    MVCC?"): it says what the thing is or does, where a sentence that names it elsewhere
+    ("Usually publishers … make bare repositories available") is about something else."""
+    sentence = next(iter(doc.sents)) if doc is not None and len(doc) else None
+    if sentence is None:
+        return False
+    # the first subject a reader meets outside a subordinate or relative clause (the
+    # parser may hang the main clause under a later one: "X is …, so older commits are …")
+    subject = next((t for t in sentence if t.dep_ in ("nsubj", "nsubjpass")
+                    and t.head.dep_ not in _DEPENDENT_CLAUSES), None)
+    if subject is None:
+        return False
+    wanted = _naming_words(thing)
+    return any(wanted <= _naming_words(head)
+               for head in [subject, *(c for c in subject.children if c.dep_ == "appos")])

@@ -29,7 +29,12 @@ from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, quote_untrusted, research_query
 from research_studio.graph.nodes.domain_synthesis import group_by_domain, source_reach
 from research_studio.graph.nodes.schemas import SummaryOutput
-from research_studio.graph.relevance import bridged_claims, claim_relevance, relevant_claims
+from research_studio.graph.relevance import (
+    bridged_claims,
+    claim_relevance,
+    defining_claims,
+    relevant_claims,
+)
 from research_studio.graph.result import ESCAPABLE_PUNCTUATION
 from research_studio.graph.text_analysis import content_terms, sentences, similar_text, term_overlap
 from research_studio.knowledge.structure import announces, fence_for, in_place
@@ -261,12 +266,15 @@ def select_claims(question: str, sub_question: str, claims: list[Claim], quota: 
     return chosen
 
 
-def answer_order(shown: list[Claim], relevance: dict[str, float]) -> list[Claim]:
-    """A section's claims as a reader takes them in: the ones closest to what its
-    sub-question asks first (``graph.relevance``). Selection order is not reading order:
-    selection rewards a source not cited yet, so a section could open with a side remark
-    from a new page and reach its answer fourth."""
-    return sorted(shown, key=lambda claim: -relevance.get(claim["claim_id"], 0.0))
+def answer_order(shown: list[Claim], relevance: dict[str, float],
+                 defining: set[str] | frozenset[str] = frozenset()) -> list[Claim]:
+    """A section's claims as a reader takes them in: a statement of what the sub-question
+    asks the nature of first (``relevance.defining_claims``), then the ones closest to what
+    it asks (``graph.relevance``). Selection order is not reading order: selection rewards
+    a source not cited yet, so a section could open with a side remark from a new page and
+    reach its answer fourth."""
+    return sorted(shown, key=lambda claim: (claim["claim_id"] not in defining,
+                                            -relevance.get(claim["claim_id"], 0.0)))
 
 
 def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: Citations,
@@ -505,6 +513,10 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
                               stated_term_weight=config.stated_term_weight)
         listed += shown
         shown_by_sq.append((sq, shown))
+    # a statement of what a section asks the nature of opens it, and so the answer
+    defining = defining_claims(shown_by_sq)
+    shown_by_sq = [(sq, sorted(shown, key=lambda c: c["claim_id"] not in defining))
+                   for sq, shown in shown_by_sq]
     compares = (state.get("question_structure") or {}).get("kind") == "comparison"
     written = await deps.stages.summary.write(deps, SummaryInput(
         question, list(searched.values()), shown_by_sq, listed, citations, relevance,
@@ -535,7 +547,7 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
             if len(claims_by_sq) > 1:
                 lines += [f"### {_clean(sq['question_text'])}", ""]
             if shown:
-                for claim in answer_order(shown, relevance):
+                for claim in answer_order(shown, relevance, defining):
                     lines += [f"- {claim_line(claim, citations)}", *example_lines(claim)]
             elif (home := listed_elsewhere(sq, shown_by_sq, part_of_finding)) is not None:
                 lines.append(f"- Its evidence is listed under “{_clean(home['question_text'])}”.")
