@@ -110,6 +110,7 @@ def test_the_answer_paragraph_opens_each_section_with_a_claim_that_stands_alone(
     ("What are hard links?", "links"),
     ("Who is Ada Lovelace?", "Lovelace"),
     ("What is HSTS?", "HSTS"),  # an unknown word in capitals, which the tagger may misread
+    ("What is a savepoint in a database transaction?", "savepoint"),  # where it is set
 ])
 def test_a_question_asking_what_something_is_names_it(question, thing):
     found = defined_thing(parse(question))
@@ -131,8 +132,11 @@ def test_a_statement_has_the_asked_thing_for_its_subject_only_when_it_is_about_i
     texts = ["A sparse checkout is a working tree that holds only some of the paths.",
              "Git can make a sparse checkout of a large repository.",  # named as an object
              "A full checkout writes every tracked file.",  # another kind of checkout
-             "Sparse checkouts are described in git-sparse-checkout(1)."]
-    assert [has_for_subject(doc, thing) for doc in parse_batch(texts)] == [True, False, False, True]
+             "Sparse checkouts are described in git-sparse-checkout(1).",
+             # the subject of a question it embeds, its own subject left out
+             "Specifies how the sparse checkouts obtain their patterns when they are cloned."]
+    assert [has_for_subject(doc, thing) for doc in parse_batch(texts)] == [True, False, False, True,
+                                                                            False]
 
 
 def test_the_statement_of_what_the_section_asks_about_opens_it_and_the_answer():

@@ -959,6 +959,22 @@ def test_asking_which_thing_the_asker_should_take_weighs_options(embed, question
     assert any("options" in t for t in texts), texts
 
 
+# asking what a thing is asks one thing, as "What is quantum computing?" does, whatever the
+# encoder makes of "What is a"; what the thing is part of, or a second question, is more
+@pytest.mark.parametrize("question", ["What is a sparse checkout?", "What are hard links?",
+                                      "What is an inode?", "What's a reverse proxy?"])
+def test_asking_what_a_thing_is_is_a_single_fact(embed, question):
+    structure = understand(question, embed)
+    assert structure.kind == K.SINGLE_FACT and structure.is_simple
+
+
+@pytest.mark.parametrize("question", ["What is a sparse checkout and when should I use one?",
+                                      "What is the history of the printing press?",
+                                      "What are the benefits and risks of intermittent fasting?"])
+def test_asking_more_than_what_a_thing_is_is_no_single_fact(embed, question):
+    assert understand(question, embed).kind != K.SINGLE_FACT
+
+
 # a query typed as a noun phrase, as into a search box, asks for the thing its head names
 @pytest.mark.parametrize("question", ["population of Tokyo", "inventor of the telephone",
                                       "release date of Debian 12", "default memcached port"])

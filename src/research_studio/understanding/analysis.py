@@ -24,6 +24,7 @@ from research_studio.understanding.answer_type import (
     asker_frame,
     asks_for_a_thing,
     asks_how_the_asker_acts,
+    defined_thing,
 )
 from research_studio.understanding.asker import about_the_asker
 from research_studio.understanding.chains import chain, relative_openers
@@ -236,6 +237,13 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         # "Who founded Mozilla?": the kind of the whole question leans on its subject
         # ("founded" reads as history); what its asking words ask for does not. A query
         # typed as a noun phrase ("default redis port") asks for what it names.
+        kind = K.SINGLE_FACT
+    elif len(sentences) == 1 and (thing := defined_thing(doc)) is not None \
+            and not any(c.dep_ == "prep" for c in thing.children):
+        # "What is a bare repository?" asks one thing, what it is, as "What is quantum
+        # computing?" does (seed 001: researched flat); its asking words alone ("What is
+        # a") say too little for the encoder to tell (lab log §47). A thing in a setting
+        # is left to the encoder: "the outlook for Arctic sea ice" asks an outlook
         kind = K.SINGLE_FACT
     if kind == K.SINGLE_FACT and len(sentences) > 1:
         kind = K.OPEN

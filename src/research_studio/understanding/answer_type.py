@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from spacy.tokens import Doc, Token
 
+from research_studio.understanding.distribute import owns_an_attribute
 from research_studio.understanding.exemplars import Embed, exemplar_scores
 from research_studio.understanding.facets import WH_TAGS, asker_possessive
 from research_studio.understanding.parser import contrasting_conjunct, parse
@@ -222,10 +223,10 @@ def defined_thing(doc: Doc | None) -> Token | None:
     """The head word of what a question asks the nature of ("repository" in "What is a
     bare repository?", "MVCC" in "What is MVCC?", "Torvalds" in "Who is Linus Torvalds?"):
     the phrase its copula joins to its question word, one sentence long, a noun or a name
-    (the tagger reads an unknown "MVCC" as an adjective) said whole. None for any other
-    question, for an attribute of something ("Who is the father of X?", "What is the
-    population of Y?": the short answer's business), and for a thing itself coordinated
-    ("What are A and B?")."""
+    (the tagger reads an unknown "MVCC" as an adjective) said whole, where it may be set
+    ("What is type affinity in SQLite?"). None for any other question, for an attribute of
+    something ("Who is the father of X?", "What is the population of Y?": the short
+    answer's business), and for a thing itself coordinated ("What are A and B?")."""
     if doc is None or len(list(doc.sents)) != 1:
         return None
     root = next(iter(doc.sents)).root
@@ -238,7 +239,8 @@ def defined_thing(doc: Doc | None) -> Token | None:
         return None
     thing = things[0]
     named = thing.pos_ in ("NOUN", "PROPN") or any(ch.isupper() for ch in thing.text)
-    if not named or any(c.dep_ in ("prep", "relcl", "acl") for c in thing.children) \
+    attribute = any(owns_an_attribute(o) for c in thing.children if c.dep_ == "prep" for o in c.children)
+    if not named or attribute or any(c.dep_ in ("relcl", "acl") for c in thing.children) \
             or any(t.dep_ == "conj" for t in thing.subtree):
         return None
     return thing

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from spacy.tokens import Doc, Token
 
+from research_studio.understanding.facets import WH_TAGS
 from research_studio.understanding.parser import TAGS_ONLY, parse_batch, points_back, reads_as_english
 
 _VERB_POS = ("VERB", "AUX")
@@ -125,10 +126,12 @@ def has_for_subject(doc: Doc | None, thing: Token) -> bool:
     sentence = next(iter(doc.sents)) if doc is not None and len(doc) else None
     if sentence is None:
         return False
-    # the first subject a reader meets outside a subordinate or relative clause (the
+    # the first subject a reader meets outside a subordinate or relative clause and
+    # outside a question it embeds ("Specifies how the submodules obtain alternates"; the
     # parser may hang the main clause under a later one: "X is …, so older commits are …")
     subject = next((t for t in sentence if t.dep_ in ("nsubj", "nsubjpass")
-                    and t.head.dep_ not in _DEPENDENT_CLAUSES), None)
+                    and t.head.dep_ not in _DEPENDENT_CLAUSES
+                    and not any(c.tag_ in WH_TAGS for c in t.head.children)), None)
     if subject is None:
         return False
     wanted = _naming_words(thing)
