@@ -959,35 +959,27 @@ def test_asking_which_thing_the_asker_should_take_weighs_options(embed, question
     assert any("options" in t for t in texts), texts
 
 
-# asking what a thing is asks one thing, as "What is quantum computing?" does, whatever the
-# encoder makes of "What is a"; what the thing is part of, or a second question, is more
-@pytest.mark.parametrize("question", ["What is a sparse checkout?", "What are hard links?",
-                                      "What is an inode?", "What's a reverse proxy?"])
-def test_asking_what_a_thing_is_is_a_single_fact(embed, question):
-    structure = understand(question, embed)
-    assert structure.kind == K.SINGLE_FACT and structure.is_simple
-
-
-@pytest.mark.parametrize("question", ["What is a sparse checkout and when should I use one?",
-                                      "What is the history of the printing press?",
-                                      "What are the benefits and risks of intermittent fasting?"])
-def test_asking_more_than_what_a_thing_is_is_no_single_fact(embed, question):
-    assert understand(question, embed).kind != K.SINGLE_FACT
-
-
-# a query typed as a noun phrase, as into a search box, asks for the thing its head names
+# a query typed as a noun phrase, as into a search box, asks for the thing its head names;
+# a question asking what a thing is asks one thing, as "What is quantum computing?" does,
+# whatever the encoder makes of "What is a"
 @pytest.mark.parametrize("question", ["population of Tokyo", "inventor of the telephone",
-                                      "release date of Debian 12", "default memcached port"])
-def test_a_noun_phrase_naming_a_thing_is_a_single_fact(embed, question):
+                                      "release date of Debian 12", "default memcached port",
+                                      "What is a sparse checkout?", "What are hard links?",
+                                      "What is an inode?", "What's a reverse proxy?"])
+def test_a_thing_named_or_asked_what_it_is_is_a_single_fact(embed, question):
     structure = understand(question, embed)
     assert structure.kind == K.SINGLE_FACT and structure.is_simple
 
 
-# …and one that names a topic is researched from several angles
+# …and one that names a topic is researched from several angles, as is a question asking
+# more than what a thing is
 @pytest.mark.parametrize("question", ["history of the printing press",
                                       "side effects of statins in older adults",
-                                      "evolution of jazz in the twentieth century"])
-def test_a_noun_phrase_naming_a_topic_is_no_single_fact(embed, question):
+                                      "evolution of jazz in the twentieth century",
+                                      "What is a sparse checkout and when should I use one?",
+                                      "What is the history of the printing press?",
+                                      "What are the benefits and risks of intermittent fasting?"])
+def test_a_topic_named_or_more_asked_is_no_single_fact(embed, question):
     assert understand(question, embed).kind != K.SINGLE_FACT
 
 
