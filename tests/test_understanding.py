@@ -526,6 +526,24 @@ def test_a_subject_the_tagger_reads_as_a_verb_is_what_a_pronoun_stands_for(embed
     assert expected in texts, texts
 
 
+@pytest.mark.parametrize("question, verb, subject", [
+    # the tagger reads the verb "do" supports as a noun ("the fsync parameter control")
+    ("What does the fsync parameter control?", "control", "parameter"),
+    ("What does the autovacuum daemon check?", "check", "daemon"),
+    ("What does the statement_timeout parameter limit?", "limit", "parameter"),
+    ("What does the archiver process check, and how often does it run?", "check", "process"),
+])
+def test_a_verb_that_do_supports_is_read_as_the_verb(question, verb, subject):
+    doc = parse(question)
+    read = next(t for t in doc if t.text == verb)
+    assert read.pos_ == "VERB" and any(c.dep_ == "nsubj" and c.text == subject for c in read.children)
+
+
+def test_the_pronoun_after_a_verb_read_as_a_noun_stands_for_its_subject(embed):
+    _, texts = plan_of("What does the fillfactor option control and what are its possible values?", embed)
+    assert "What are the possible values of the fillfactor option?" in texts, texts
+
+
 @pytest.mark.parametrize("question, expected", [
     ("What is a virtual environment and how do I create one?", "How do I create a virtual environment?"),
     ("What is a savepoint and how do I roll back to one?", "How do I roll back to a savepoint?"),
@@ -946,7 +964,10 @@ def test_a_why_question_about_the_asker_has_no_background_of_an_action(embed, qu
 
 # …while the asker asking why keeps the reason asked for
 @pytest.mark.parametrize("question", ["Why am I seeing timeouts after the upgrade?",
-                                      "Why am I getting connection refused errors from the server?"])
+                                      "Why am I getting connection refused errors from the server?",
+                                      # asked of the asker's own thing: the asking words end
+                                      # at "my" ("my laptop" reads as its subject matter)
+                                      "Why does my laptop keep overheating after an update?"])
 def test_the_asker_asking_why_asks_for_causes(embed, question):
     assert understand(question, embed).kind == K.CAUSAL
 

@@ -161,10 +161,15 @@ def _asker_subject(doc: Doc) -> Token | None:
 
 
 def asker_frame(doc: Doc) -> str:
-    """The words that ask of a question about what the asker does, through its subject
-    ("How do I", "Why am I", "How can our team"); empty when the asker is not its subject."""
+    """The words that ask of a question about what the asker does, up to the asker ("How
+    do I", "Why am I", "How can our" of "How can our team", "why does my" of "why does my
+    container": the thing owned would pull the encoder to its subject matter); empty when
+    the asker is not its subject."""
     subject = _asker_subject(doc)
-    return doc[:subject.i + 1].text if subject is not None else ""
+    if subject is None:
+        return ""
+    owner = next((c for c in subject.children if asker_possessive(c)), None)
+    return doc[:(owner or subject).i + 1].text
 
 
 def asker_action(text: str, doc: Doc) -> str:

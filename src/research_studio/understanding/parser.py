@@ -351,6 +351,50 @@ def _retag_verbs_read_as_subjects(doc: Doc) -> None:
                 child.head = token.head
 
 
+_WH_PRONOUNS = ("WP", "WDT")
+
+
+def _verbs_read_as_nouns_after_do(doc: Doc) -> None:
+    """A word read as a noun that "do" supports is the verb: do-support goes with verbs
+    only ("What does the push.default option control?": "control" tagged a noun, "the
+    push.default option control" one noun phrase). It becomes a verb in the base form and
+    the noun before it, which the parser made a modifier of it, its subject, with that
+    noun's own modifiers."""
+    for token in doc:
+        if token.tag_ in ("NN", "NNS") and token.dep_ == "nsubj" and token.head.lemma_ == "do" \
+                and token.head.i < token.i and any(c.tag_ in _WH_PRONOUNS for c in token.head.children):
+            # "What does X control and …": "does" read as the verb, "control" its subject
+            does = token.head
+            token.head, token.dep_ = (token if does.head == does else does.head), does.dep_
+            for child in [c for c in does.children if c != token]:
+                child.head = token
+                if child.tag_ in _WH_PRONOUNS:
+                    child.dep_ = "dobj"
+            does.head, does.dep_ = token, "aux"
+        if token.tag_ not in ("NN", "NNS") or not any(
+                c.dep_ == "aux" and c.lemma_ == "do" and c.i < token.i for c in token.children):
+            continue
+        # a noun given a subject of its own is read wrong another way ("How do you temper
+        # dark chocolate": "chocolate" with the subject "you"; "How did Python packaging
+        # evolve": "evolve" with the subject "Python")
+        if any(c.dep_.startswith("nsubj") for c in token.children):
+            continue
+        modifiers = [c for c in token.lefts if c.dep_ in ("compound", "amod", "det", "poss", "nummod")
+                     and c.tag_ not in _WH_PRONOUNS]
+        nouns = [c for c in modifiers if c.dep_ == "compound" and c.pos_ in ("NOUN", "PROPN")]
+        if not nouns:
+            continue
+        subject = nouns[-1]
+        for modifier in modifiers:
+            if modifier.i < subject.i:
+                modifier.head = subject
+        subject.head, subject.dep_ = token, "nsubj"
+        for asking in (c for c in token.lefts if c.tag_ in _WH_PRONOUNS):
+            asking.dep_ = "dobj"  # "What" was read as the noun's determiner
+        token.tag_, token.pos_ = "VB", "VERB"
+        token.set_morph("VerbForm=Inf")
+
+
 def parse(text: str, judge_language: bool = True) -> Doc | None:
     """The parse of an English text; None when it is not English or cannot be parsed.
 
@@ -390,6 +434,7 @@ def parse(text: str, judge_language: bool = True) -> Doc | None:
         _join_stray_conjuncts(doc)
         _join_listed_appositions(doc)
         _retag_verbs_read_as_subjects(doc)
+        _verbs_read_as_nouns_after_do(doc)
     except Exception as exc:  # a parser fault must not end the research
         log.warning("could not parse %r: %s", text[:80], exc)
         return None
