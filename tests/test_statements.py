@@ -7,9 +7,14 @@ from research_studio.graph.nodes.execute import Retrieved
 from research_studio.graph.nodes.findings import extractive_findings
 from research_studio.graph.nodes.write import Citations, answer_order, extractive_summary
 from research_studio.graph.relevance import defining_claims
-from research_studio.understanding.answer_type import defined_thing
+from research_studio.understanding.answer_type import asked_thing, defined_thing
 from research_studio.understanding.parser import parse, parse_batch
-from research_studio.understanding.statements import has_for_subject, stands_alone, states_something
+from research_studio.understanding.statements import (
+    has_for_subject,
+    stands_alone,
+    states_something,
+    term_names,
+)
 
 
 def test_statements_have_a_verb():
@@ -152,10 +157,38 @@ def test_the_statement_of_what_the_section_asks_about_opens_it_and_the_answer():
     section = ({"sub_question_id": "sq_001", "question_text": "What is a sparse checkout?"},
                [naming, defining])
     leading = defining_claims([section])
-    assert leading == {"c2"}
+    assert list(leading) == ["c2"]
     relevance = {"c1": 0.81, "c2": 0.64}
     assert [c["claim_id"] for c in answer_order([naming, defining], relevance, leading)] == ["c2", "c1"]
     assert [c["claim_id"] for c in answer_order([naming, defining], relevance)] == ["c1", "c2"]
     how = ({"sub_question_id": "sq_002", "question_text": "How do I use a sparse checkout?"},
            [naming, defining])
-    assert defining_claims([how]) == set()
+    assert defining_claims([how]) == {}
+
+
+@pytest.mark.parametrize(("question", "term", "names"), [
+    ("What does the archive_timeout parameter control?", "archive_timeout (integer)", True),
+    ("What does the archive_timeout parameter control?", "archive_command (string)", False),
+    ("What does max_wal_size do?", "max_wal_size (integer)", True),
+    ("What is a shallow clone?", "shallow clone", True),
+    ("What is a shallow clone?", "clone", False),  # a clone, not the shallow kind
+])
+def test_a_definition_list_term_names_the_thing_asked_about(question, term, names):
+    thing = asked_thing(parse(question))
+    assert thing is not None and term_names(term, thing) is names
+
+
+def test_a_setting_s_entry_opens_the_section_asking_what_it_does():
+    def claim(claim_id: str, text: str, term: str) -> dict:
+        return {"claim_id": claim_id, "text": text, "source_ids": [f"kb:pg:{claim_id}"],
+                "status": "verified", "context": term}
+
+    other = claim("c1", "Specifies the directory for archived files.", "archive_library (string)")
+    entry = claim("c2", "Forces a switch to a new WAL file after this many seconds.",
+                  "archive_timeout (integer)")
+    section = ({"sub_question_id": "sq_001",
+                "question_text": "What does the archive_timeout parameter control?"}, [other, entry])
+    leading = defining_claims([section])
+    assert list(leading) == ["c2"]
+    relevance = {"c1": 0.7, "c2": 0.5}
+    assert [c["claim_id"] for c in answer_order([other, entry], relevance, leading)] == ["c2", "c1"]

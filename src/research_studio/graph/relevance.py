@@ -16,10 +16,10 @@ import numpy as np
 from research_studio.graph.deps import SimilarityFn
 from research_studio.knowledge.structure import in_place
 from research_studio.state import Claim
-from research_studio.understanding.answer_type import defined_thing
+from research_studio.understanding.answer_type import asked_thing
 from research_studio.understanding.names import entities
 from research_studio.understanding.parser import parse, parse_batch
-from research_studio.understanding.statements import has_for_subject
+from research_studio.understanding.statements import has_for_subject, term_names
 
 
 def claim_relevance(question: str, sub_question_text: dict[str, str], claims: Sequence[Claim],
@@ -60,17 +60,27 @@ def bridged_claims(question: str, claims: Sequence[Claim], passing: Sequence[Cla
             and any(name in c["text"] for name in bridges)]
 
 
-def defining_claims(shown_by_sq: Sequence[tuple[dict, Sequence[Claim]]]) -> set[str]:
-    """The ids of the claims that state what their section's sub-question asks the nature
-    of ("What is a bare repository?": "A bare repository is normally a directory …", the
-    thing their subject): they open the section and the answer. The encoder ranks a short
-    sentence that merely names the thing above it ("Usually publishers of public
+# how a claim speaks of what its section asks about, most direct first: the thing its
+# subject, the term of the definition list entry it describes, or neither
+BY_SUBJECT, BY_TERM, OTHERWISE = 0, 1, 2
+
+
+def defining_claims(shown_by_sq: Sequence[tuple[dict, Sequence[Claim]]]) -> dict[str, int]:
+    """The claims that state what their section's sub-question asks about, by id, with how
+    (``BY_SUBJECT``: "A bare repository is normally a directory …" for "What is a bare
+    repository?"; ``BY_TERM``: a sentence of the "push.default" entry for "What does the
+    push.default option control?"): they open the section and the answer. The encoder ranks
+    a short sentence that merely names the thing above them ("Usually publishers of public
     repositories make bare repositories available")."""
-    found: set[str] = set()
+    found: dict[str, int] = {}
     for sq, shown in shown_by_sq:
-        thing = defined_thing(parse(sq["question_text"])) if shown else None
+        thing = asked_thing(parse(sq["question_text"])) if shown else None
         if thing is None:
             continue
         docs = parse_batch([c["text"] for c in shown])
-        found |= {c["claim_id"] for c, doc in zip(shown, docs, strict=True) if has_for_subject(doc, thing)}
+        for claim, doc in zip(shown, docs, strict=True):
+            if has_for_subject(doc, thing):
+                found[claim["claim_id"]] = BY_SUBJECT
+            elif claim.get("context") and term_names(claim["context"], thing):
+                found[claim["claim_id"]] = BY_TERM
     return found

@@ -224,14 +224,22 @@ def asks_for_a_thing(doc: Doc, embed: Embed) -> bool:
     return scores is not None and _thing_type(scores) is not None
 
 
+def _whole_thing(thing: Token) -> bool:
+    """A noun or a name (the tagger reads an unknown "MVCC" as an adjective) said whole: not
+    an attribute of something ("the father of X": the short answer's business), nor
+    described by a clause, nor coordinated ("A and B")."""
+    named = thing.pos_ in ("NOUN", "PROPN") or any(ch.isupper() for ch in thing.text)
+    attribute = any(owns_an_attribute(o) for c in thing.children if c.dep_ == "prep" for o in c.children)
+    return named and not attribute and not any(c.dep_ in ("relcl", "acl") for c in thing.children) \
+        and not any(t.dep_ == "conj" for t in thing.subtree)
+
+
 def defined_thing(doc: Doc | None) -> Token | None:
     """The head word of what a question asks the nature of ("repository" in "What is a
     bare repository?", "MVCC" in "What is MVCC?", "Torvalds" in "Who is Linus Torvalds?"):
-    the phrase its copula joins to its question word, one sentence long, a noun or a name
-    (the tagger reads an unknown "MVCC" as an adjective) said whole, where it may be set
-    ("What is type affinity in SQLite?"). None for any other question, for an attribute of
-    something ("Who is the father of X?", "What is the population of Y?": the short
-    answer's business), and for a thing itself coordinated ("What are A and B?")."""
+    the phrase its copula joins to its question word, one sentence long, said whole
+    (``_whole_thing``: not "the father of X", "the population of Y", "A and B"), where it
+    may be set ("What is type affinity in SQLite?"). None for any other question."""
     if doc is None or len(list(doc.sents)) != 1:
         return None
     root = next(iter(doc.sents)).root
@@ -240,12 +248,19 @@ def defined_thing(doc: Doc | None) -> Token | None:
         return None
     things = [c for c in root.children if c.dep_ in ("nsubj", "attr", "acomp")
               and c.tag_ not in WH_TAGS and not any(t.tag_ in WH_TAGS for t in c.subtree)]
-    if len(things) != 1:
+    return things[0] if len(things) == 1 and _whole_thing(things[0]) else None
+
+
+def asked_thing(doc: Doc | None) -> Token | None:
+    """The head word of what a question asks about: the thing it asks the nature of
+    (``defined_thing``), or the doer of what it asks with "do" ("option" in "What does the
+    push.default option control?", "work_mem" in "What does work_mem do?")."""
+    thing = defined_thing(doc)
+    if thing is not None or doc is None or len(list(doc.sents)) != 1:
+        return thing
+    root = next(iter(doc.sents)).root
+    if root.pos_ != "VERB" or not any(c.dep_ == "aux" and c.lemma_ == "do" for c in root.children) \
+            or not any(c.tag_ in WH_TAGS and c.dep_ == "dobj" for c in root.children):
         return None
-    thing = things[0]
-    named = thing.pos_ in ("NOUN", "PROPN") or any(ch.isupper() for ch in thing.text)
-    attribute = any(owns_an_attribute(o) for c in thing.children if c.dep_ == "prep" for o in c.children)
-    if not named or attribute or any(c.dep_ in ("relcl", "acl") for c in thing.children) \
-            or any(t.dep_ == "conj" for t in thing.subtree):
-        return None
-    return thing
+    doers = [c for c in root.children if c.dep_ == "nsubj"]
+    return doers[0] if len(doers) == 1 and _whole_thing(doers[0]) else None

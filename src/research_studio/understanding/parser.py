@@ -355,14 +355,17 @@ _WH_PRONOUNS = ("WP", "WDT")
 
 
 def _verbs_read_as_nouns_after_do(doc: Doc) -> None:
-    """A word read as a noun that "do" supports is the verb: do-support goes with verbs
-    only ("What does the push.default option control?": "control" tagged a noun, "the
-    push.default option control" one noun phrase). It becomes a verb in the base form and
-    the noun before it, which the parser made a modifier of it, its subject, with that
-    noun's own modifiers."""
+    """A word read as a singular noun that "do" supports is the verb in its base form:
+    do-support goes with verbs only ("What does the push.default option control?":
+    "control" tagged a noun, "the push.default option control" one noun phrase). The noun
+    before it, which the parser made a modifier of it, becomes its subject, with that
+    noun's own modifiers. A plural noun is no base form ("How does Redis store keys":
+    "store" is the verb there)."""
     for token in doc:
-        if token.tag_ in ("NN", "NNS") and token.dep_ == "nsubj" and token.head.lemma_ == "do" \
-                and token.head.i < token.i and any(c.tag_ in _WH_PRONOUNS for c in token.head.children):
+        if token.tag_ != "NN":
+            continue
+        if token.dep_ == "nsubj" and token.head.lemma_ == "do" and token.head.i < token.i \
+                and any(c.tag_ in _WH_PRONOUNS for c in token.head.children):
             # "What does X control and …": "does" read as the verb, "control" its subject
             does = token.head
             token.head, token.dep_ = (token if does.head == does else does.head), does.dep_
@@ -371,13 +374,14 @@ def _verbs_read_as_nouns_after_do(doc: Doc) -> None:
                 if child.tag_ in _WH_PRONOUNS:
                     child.dep_ = "dobj"
             does.head, does.dep_ = token, "aux"
-        if token.tag_ not in ("NN", "NNS") or not any(
-                c.dep_ == "aux" and c.lemma_ == "do" and c.i < token.i for c in token.children):
+        if not any(c.dep_ == "aux" and c.lemma_ == "do" and c.i < token.i for c in token.children):
             continue
-        # a noun given a subject of its own is read wrong another way ("How do you temper
-        # dark chocolate": "chocolate" with the subject "you"; "How did Python packaging
-        # evolve": "evolve" with the subject "Python")
         if any(c.dep_.startswith("nsubj") for c in token.children):
+            # given its subject, it is the verb only with no noun between the two ("What
+            # does work_mem control?"); "How do you temper dark chocolate" and "How did
+            # Python packaging evolve" are read wrong another way
+            if not any(c.dep_ == "compound" for c in token.lefts):
+                _as_base_verb(token)
             continue
         modifiers = [c for c in token.lefts if c.dep_ in ("compound", "amod", "det", "poss", "nummod")
                      and c.tag_ not in _WH_PRONOUNS]
@@ -391,8 +395,12 @@ def _verbs_read_as_nouns_after_do(doc: Doc) -> None:
         subject.head, subject.dep_ = token, "nsubj"
         for asking in (c for c in token.lefts if c.tag_ in _WH_PRONOUNS):
             asking.dep_ = "dobj"  # "What" was read as the noun's determiner
-        token.tag_, token.pos_ = "VB", "VERB"
-        token.set_morph("VerbForm=Inf")
+        _as_base_verb(token)
+
+
+def _as_base_verb(token: Token) -> None:
+    token.tag_, token.pos_ = "VB", "VERB"
+    token.set_morph("VerbForm=Inf")
 
 
 def parse(text: str, judge_language: bool = True) -> Doc | None:

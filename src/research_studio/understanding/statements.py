@@ -12,6 +12,7 @@ supporting paragraph on MuSiQue, lab log §21).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from spacy.tokens import Doc, Token
@@ -137,3 +138,17 @@ def has_for_subject(doc: Doc | None, thing: Token) -> bool:
     wanted = _naming_words(thing)
     return any(wanted <= _naming_words(head)
                for head in [subject, *(c for c in subject.children if c.dep_ == "appos")])
+
+
+_TERM_WORD = re.compile(r"[\w.\-]+")
+
+
+def term_names(term: str, thing: Token) -> bool:
+    """A definition list's term is the thing: it holds the words that say which thing it is
+    (the names before its head, "push.default" of "the push.default option"; else its head
+    and what describes it, "bare repository"), as "push.default" and "work_mem (integer)"
+    are the terms of the settings they describe."""
+    compounds = [c.text.lower() for c in thing.lefts if c.dep_ == "compound"]
+    wanted = set(compounds) if compounds else {thing.text.lower()} | {
+        c.text.lower() for c in thing.lefts if c.dep_ == "amod"}
+    return wanted <= {w.strip(".-") for w in _TERM_WORD.findall(term.lower())}

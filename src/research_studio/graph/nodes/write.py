@@ -30,6 +30,7 @@ from research_studio.graph.nodes.common import ask_structured, quote_untrusted, 
 from research_studio.graph.nodes.domain_synthesis import group_by_domain, source_reach
 from research_studio.graph.nodes.schemas import SummaryOutput
 from research_studio.graph.relevance import (
+    OTHERWISE,
     bridged_claims,
     claim_relevance,
     defining_claims,
@@ -267,13 +268,15 @@ def select_claims(question: str, sub_question: str, claims: list[Claim], quota: 
 
 
 def answer_order(shown: list[Claim], relevance: dict[str, float],
-                 defining: set[str] | frozenset[str] = frozenset()) -> list[Claim]:
-    """A section's claims as a reader takes them in: a statement of what the sub-question
-    asks the nature of first (``relevance.defining_claims``), then the ones closest to what
-    it asks (``graph.relevance``). Selection order is not reading order: selection rewards
+                 defining: dict[str, int] | None = None) -> list[Claim]:
+    """A section's claims as a reader takes them in: statements of what the sub-question
+    asks about first (``relevance.defining_claims``: the thing their subject, then the
+    sentences of its definition list entry), then the ones closest to what it asks
+    (``graph.relevance``). Selection order is not reading order: selection rewards
     a source not cited yet, so a section could open with a side remark from a new page and
     reach its answer fourth."""
-    return sorted(shown, key=lambda claim: (claim["claim_id"] not in defining,
+    defining = defining or {}
+    return sorted(shown, key=lambda claim: (defining.get(claim["claim_id"], OTHERWISE),
                                             -relevance.get(claim["claim_id"], 0.0)))
 
 
@@ -513,9 +516,9 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
                               stated_term_weight=config.stated_term_weight)
         listed += shown
         shown_by_sq.append((sq, shown))
-    # a statement of what a section asks the nature of opens it, and so the answer
+    # a statement of what a section asks about opens it, and so the answer
     defining = defining_claims(shown_by_sq)
-    shown_by_sq = [(sq, sorted(shown, key=lambda c: c["claim_id"] not in defining))
+    shown_by_sq = [(sq, sorted(shown, key=lambda c: defining.get(c["claim_id"], OTHERWISE)))
                    for sq, shown in shown_by_sq]
     compares = (state.get("question_structure") or {}).get("kind") == "comparison"
     written = await deps.stages.summary.write(deps, SummaryInput(
