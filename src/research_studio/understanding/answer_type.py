@@ -15,7 +15,7 @@ from spacy.tokens import Doc, Token
 from research_studio.understanding.distribute import owns_an_attribute
 from research_studio.understanding.exemplars import Embed, exemplar_scores
 from research_studio.understanding.facets import WH_TAGS, asker_possessive
-from research_studio.understanding.parser import contrasting_conjunct, parse
+from research_studio.understanding.parser import contrasting_conjunct, parse, supported_by_do
 
 NO_SINGLE_THING = "explanation"
 # A question asks for a thing when its asking words are closer to a thing's exemplars
@@ -234,17 +234,21 @@ def _whole_thing(thing: Token) -> bool:
         and not any(t.dep_ == "conj" for t in thing.subtree)
 
 
+def _only_sentence_root(doc: Doc | None) -> Token | None:
+    """The root of a text one sentence long; None for none or several."""
+    sentences = list(doc.sents) if doc is not None else []
+    return sentences[0].root if len(sentences) == 1 else None
+
+
 def defined_thing(doc: Doc | None) -> Token | None:
     """The head word of what a question asks the nature of ("repository" in "What is a
     bare repository?", "MVCC" in "What is MVCC?", "Torvalds" in "Who is Linus Torvalds?"):
     the phrase its copula joins to its question word, one sentence long, said whole
     (``_whole_thing``: not "the father of X", "the population of Y", "A and B"), where it
     may be set ("What is type affinity in SQLite?"). None for any other question."""
-    if doc is None or len(list(doc.sents)) != 1:
-        return None
-    root = next(iter(doc.sents)).root
-    if root.lemma_ != "be" or not any(c.tag_ in WH_TAGS and c.dep_ in ("attr", "nsubj")
-                                      for c in root.children):
+    root = _only_sentence_root(doc)
+    if root is None or root.lemma_ != "be" or not any(c.tag_ in WH_TAGS and c.dep_ in ("attr", "nsubj")
+                                                      for c in root.children):
         return None
     things = [c for c in root.children if c.dep_ in ("nsubj", "attr", "acomp")
               and c.tag_ not in WH_TAGS and not any(t.tag_ in WH_TAGS for t in c.subtree)]
@@ -256,10 +260,10 @@ def asked_thing(doc: Doc | None) -> Token | None:
     (``defined_thing``), or the doer of what it asks with "do" ("option" in "What does the
     push.default option control?", "work_mem" in "What does work_mem do?")."""
     thing = defined_thing(doc)
-    if thing is not None or doc is None or len(list(doc.sents)) != 1:
+    if thing is not None:
         return thing
-    root = next(iter(doc.sents)).root
-    if root.pos_ != "VERB" or not any(c.dep_ == "aux" and c.lemma_ == "do" for c in root.children) \
+    root = _only_sentence_root(doc)
+    if root is None or root.pos_ != "VERB" or not supported_by_do(root) \
             or not any(c.tag_ in WH_TAGS and c.dep_ == "dobj" for c in root.children):
         return None
     doers = [c for c in root.children if c.dep_ == "nsubj"]

@@ -216,13 +216,18 @@ def _misread_names(doc: Doc) -> list[int]:
             and (t.pos_ in _NOT_NAMES or _plural_in_tag_only(t)) and stands_alone(t)]
 
 
+def supported_by_do(token: Token) -> bool:
+    """An auxiliary "do" before the word supports it ("does" of "How does caching work?",
+    of "What does work_mem control?"): do-support goes with a verb in its base form."""
+    return any(c.dep_ == "aux" and c.lemma_ == "do" and c.i < token.i for c in token.children)
+
+
 def _gerunds_read_as_verbs(doc: Doc) -> list[int]:
     """Words in -ing parsed as the sentence's verb, supported by "do" ("How does caching
     work?": "caching" the root, "work" its object). "Do" never supports a participle: the
     word is the gerund subject, read as a name would be, so that the verb after it is the
     verb."""
-    return [t.i for t in doc if t.tag_ == "VBG" and t.dep_ == "ROOT"
-            and any(c.dep_ == "aux" and c.lemma_ == "do" and c.i < t.i for c in t.children)]
+    return [t.i for t in doc if t.tag_ == "VBG" and t.dep_ == "ROOT" and supported_by_do(t)]
 
 
 def _plural_in_tag_only(token: Token) -> bool:
@@ -374,7 +379,7 @@ def _verbs_read_as_nouns_after_do(doc: Doc) -> None:
                 if child.tag_ in _WH_PRONOUNS:
                     child.dep_ = "dobj"
             does.head, does.dep_ = token, "aux"
-        if not any(c.dep_ == "aux" and c.lemma_ == "do" and c.i < token.i for c in token.children):
+        if not supported_by_do(token):
             continue
         if any(c.dep_.startswith("nsubj") for c in token.children):
             # given its subject, it is the verb only with no noun between the two ("What
