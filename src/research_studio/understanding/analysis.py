@@ -131,6 +131,8 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
                                          situation=situation_judge(embed) if embed is not None else None) \
         if split or not one_question else ([], "")
     research_question = _whole_question(text) if one_question else _research_question(text, by_segment)
+    if _leans_on_what_precedes(sentences, segments):
+        return _asked_with_its_situation(text, doc, topic, scores)
     if context and embed is not None:
         # the asker's situation is no part of what they ask: "I accidentally committed a
         # password. How do I remove it …?" asks a procedure, not for causes
@@ -283,6 +285,49 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     return QuestionStructure(kind=kind, topic=topic, reason_for=reason, outcome_of=outcome,
                              asks_effects=effects, action=asker_action(text, doc) if asks_a_way else "",
                              claim=claim.statement if claim is not None else "", **common)
+
+
+def _leans_on_what_precedes(sentences: list[Span], segments: list[Span]) -> bool:
+    """The text states something, then asks one question that points back to it: a
+    pronoun standing for what the statements say ("What can cause that?", "How do I
+    shrink it?"), or a question that names nothing ("Why?", "What went wrong?"). Asked
+    alone, the question has no subject."""
+    if len(sentences) < 2:
+        return False
+    last = sentences[-1]
+    before = [s for s in segments if s.end <= last.start]
+    if any(parts.asks(s) or _instructs(s) for s in before):
+        return False
+    asking = [s for s in segments if s.start >= last.start and parts.asks(s)]
+    # a question word alone ("Why?") makes no segment of its own
+    bare = not any(s.start >= last.start for s in segments) and last[0].tag_ in parts.WH_TAGS
+    if len(asking) != 1 and not bare:
+        return False
+    # a pronoun, not a determiner: "for that kind of workload" names what it asks about
+    pointing = any(t.pos_ == "PRON" and ("Dem" in t.morph.get("PronType")
+                                         or t.morph.get("Person") == ["3"]) for t in last)
+    names_nothing = not any(t.pos_ in ("NOUN", "PROPN") for t in last)
+    return pointing or names_nothing
+
+
+def _asked_with_its_situation(text: str, doc: Doc, topic: str,
+                              scores: dict[str, float]) -> QuestionStructure:
+    """A question that cannot be asked without the sentences before it ("My -wal file keeps
+    growing. What can cause that?") is researched with them, whole: the pronoun stands for
+    what they state, often for all of it ("that": the file's growing), which no phrase of
+    theirs put in its place would say. It is researched as asked, with background on its
+    subject: a kind's templates are asked of the situation's subject, a thing, where the
+    question asks about an event ("What are the causes of SQLite?" for "… SQLite returned
+    the text itself. Why?")."""
+    return QuestionStructure(kind=K.OPEN, topic=topic, text=text, entities=parts.names(text, doc),
+                             sentences=len(list(doc.sents)), kind_scores=scores,
+                             asks_itself=True, research_question=text)
+
+
+def _instructs(span: Span) -> bool:
+    """The segment is an instruction: its main verb in the base form without a subject."""
+    root = span.root
+    return root.tag_ == "VB" and not any(c.dep_.startswith("nsubj") for c in root.children)
 
 
 def _listed_actions(text: str, segment: Span, topic: str, asks: bool) -> list[str]:
