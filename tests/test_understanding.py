@@ -481,6 +481,27 @@ def test_the_asker_s_possessive_is_no_part_of_a_subject(embed):
 
 
 @pytest.mark.parametrize("question", [
+    "How should I handle time zones when scheduling meetings between European and American teams?",
+    "How do I make diff ignore changes in whitespace and line endings?",
+    "How can I speed up test runs for services like the billing API or the search API?",
+])
+def test_things_a_detail_of_the_askers_action_names_are_not_compared(embed, question):
+    # one way to act is asked: the teams, the whitespace and the line endings are what the
+    # action is about, not options set against each other
+    structure, _ = plan_of(question, embed)
+    assert structure.kind != K.COMPARISON and not structure.items, structure
+
+
+@pytest.mark.parametrize(("question", "items"), [
+    ("How do I choose between Redis and Memcached for caching?", ["Redis", "Memcached"]),
+    ("How should I decide between PostgreSQL and MySQL for a new web app?", ["PostgreSQL", "MySQL"]),
+])
+def test_what_the_askers_own_verb_weighs_is_compared(embed, question, items):
+    structure, _ = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.items == items
+
+
+@pytest.mark.parametrize("question", [
     "The nightly backup job fails with a timeout. How do I fix that?",
     "I accidentally deleted a branch yesterday. How do I get it back?",
     "Our report emails stopped arriving last week, although the mail server is up. What could cause that?",

@@ -181,7 +181,8 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
             return QuestionStructure(kind=K.MULTI_FACETED, facets=aspects, topic=owned, **common)
     # alternatives a question offers that no reading of its kind compares ("Which came out
     # first, A or B?" reads as history): each researched beside the question
-    compared_group = len(group) >= 2 and _compared(group, intent)
+    compared_group = len(group) >= 2 and _compared(group, intent) \
+        and not _detail_of_the_askers_action(doc, group)
     # "We are a 5-person startup. Which database should we use, A or B?" asks, its situation
     # set aside, what each item is asked
     compares = {**common, "asks_itself": True} \
@@ -368,6 +369,19 @@ def _compared(group: list, intent: str | None) -> bool:
         return not (all(m.pos_ == "NOUN" for m in group) and _owner_complement(group))
     return intent == K.EVALUATIVE and not any(c.dep_ == "prep" for m in group for c in m.children) \
         and not any(t.dep_ in ("relcl", "acl") for t in group[0].ancestors)  # "who served as A and B"
+
+
+def _detail_of_the_askers_action(doc: Doc, group: list) -> bool:
+    """A question about how the asker acts compares what its own verb takes ("How do I
+    choose between A and B?", "How should I store X, in A or in B?"), not the things a
+    detail of the action names: "How can I add an index without blocking inserts and
+    updates?", "… show changes for binary files like office documents or photos?" ask
+    one way to act, not the inserts against the updates."""
+    if not asks_how_the_asker_acts(doc):
+        return False
+    verb = next(iter(doc.sents)).root
+    first = group[0]
+    return not (first.head == verb or (first.head.dep_ == "prep" and first.head.head == verb))
 
 
 def _asks_of_each(text: str, segments: list[Span], group: list) -> bool:
