@@ -37,9 +37,10 @@ METRICS = ("page cited", "page in Answer", "answer in report", "answer in Answer
 
 
 def answer_section(markdown: str) -> str:
-    """The report's Answer: from its heading to the next heading of the same level."""
+    """The report's Answer: from its heading to the line explaining the markers (a flat
+    report lists its findings after that line, under the same heading)."""
     _, _, after = markdown.partition("\n## Answer\n")
-    return after.split("\n## ", 1)[0]
+    return after.split("\n## ", 1)[0].split("\nMarkers:", 1)[0]
 
 
 def holds(text: str, quote: str) -> bool:
