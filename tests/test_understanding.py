@@ -480,6 +480,19 @@ def test_the_asker_s_possessive_is_no_part_of_a_subject(embed):
     assert not any("my phone" in t.lower() for t in [structure.topic, *texts]), texts
 
 
+@pytest.mark.parametrize(("question", "circumstance"), [
+    ("When rebasing a long branch, how do I avoid resolving the same conflict twice?",
+     "When rebasing a long branch"),
+    ("When running tests in parallel, why do some fixtures fail at random?",
+     "When running tests in parallel"),
+])
+def test_a_participle_clause_before_a_question_is_its_circumstance(embed, question, circumstance):
+    # "When rebasing a long branch?" asks nothing: the clause stays with the question it sets
+    structure, texts = plan_of(question, embed)
+    assert structure.research_question == question
+    assert all(t.startswith(circumstance + ",") for t in texts if circumstance in t), texts
+
+
 @pytest.mark.parametrize("question", [
     "How should I handle time zones when scheduling meetings between European and American teams?",
     "How do I make diff ignore changes in whitespace and line endings?",
