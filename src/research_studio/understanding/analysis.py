@@ -60,10 +60,6 @@ from research_studio.understanding.structure import MIN_QUESTION_WORDS, Facet, Q
 from research_studio.understanding.subject import heading_subject, ranked_subjects
 
 K = QuestionKind
-# The encoder's reading must beat the runner-up by this much to override structure that
-# suggests another kind. Cosines of MiniLM between short questions of different kinds
-# differ by a few hundredths; below that margin the structure is the better witness.
-KIND_MARGIN = 0.02
 
 
 def understand(text: str, embed: Embed | None = None) -> QuestionStructure:
@@ -81,12 +77,6 @@ def _leading(scores: dict[str, float]) -> str | None:
         return None
     ranked = sorted(scores, key=lambda k: -scores[k])
     return ranked[0]
-
-
-def _confident(scores: dict[str, float], kind: str) -> bool:
-    ranked = sorted(scores.values(), reverse=True)
-    return bool(scores) and scores.get(kind) == ranked[0] and (
-        len(ranked) < 2 or ranked[0] - ranked[1] >= KIND_MARGIN)
 
 
 def _structure(text: str, doc: Doc, scores: dict[str, float],
