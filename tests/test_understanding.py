@@ -480,6 +480,27 @@ def test_the_asker_s_possessive_is_no_part_of_a_subject(embed):
     assert not any("my phone" in t.lower() for t in [structure.topic, *texts]), texts
 
 
+@pytest.mark.parametrize("question", [
+    "Which parameter makes the server reject connections that do not use SSL?",
+    "Which switch makes the linker drop unused sections from the binary?",
+])
+def test_asking_which_thing_brings_something_about_asks_for_no_causes(embed, question):
+    # "What are the causes of the server?": the question asks for a parameter, not for causes
+    structure, texts = plan_of(question, embed)
+    assert structure.kind != K.CAUSAL
+    assert not any("causes of" in t or "mechanisms explain" in t for t in texts), texts
+
+
+@pytest.mark.parametrize(("question", "caused"), [
+    ("What causes migraines?", "migraines"),
+    ("What caused the collapse of the Roman Republic?", "the Roman Republic"),
+])
+def test_a_question_word_that_asks_what_brings_something_about_asks_its_causes(embed, question, caused):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.CAUSAL
+    assert any(t.startswith("What are the causes of") and caused in t for t in texts), texts
+
+
 @pytest.mark.parametrize(("question", "circumstance"), [
     ("When rebasing a long branch, how do I avoid resolving the same conflict twice?",
      "When rebasing a long branch"),

@@ -272,10 +272,22 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         why_text, why_doc = research_question, reread
     reason = parts.asked_reason(why_text, why_doc) if kind == K.CAUSAL else ""
     outcome = parts.asked_outcome(why_text, why_doc) if kind == K.CAUSAL and not reason else ""
+    if kind == K.CAUSAL and not reason and not outcome and _asks_which_thing_does(why_doc):
+        # "Which setting makes the server log …?" asks for a setting, not for causes: "What
+        # are the causes of the server?" asks nothing it asks; it is researched as asked
+        kind = K.OPEN
     effects = kind == K.CAUSAL and embed is not None and asks_for_effects(text, embed)
     return QuestionStructure(kind=kind, topic=topic, reason_for=reason, outcome_of=outcome,
                              asks_effects=effects, action=asker_action(text, doc) if asks_a_way else "",
                              claim=claim.statement if claim is not None else "", **common)
+
+
+def _asks_which_thing_does(doc: Doc) -> bool:
+    """The question word is the determiner of its main verb's subject ("Which setting
+    makes …", "What option causes …"): it asks which thing of that kind does something."""
+    root = next(iter(doc.sents)).root
+    return any(c.dep_.startswith("nsubj") and any(d.dep_ == "det" and d.tag_ in parts.WH_TAGS
+                                                  for d in c.children) for c in root.children)
 
 
 def _leans_on_what_precedes(sentences: list[Span], segments: list[Span]) -> bool:
