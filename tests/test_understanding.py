@@ -480,6 +480,18 @@ def test_the_asker_s_possessive_is_no_part_of_a_subject(embed):
     assert not any("my phone" in t.lower() for t in [structure.topic, *texts]), texts
 
 
+@pytest.mark.parametrize(("question", "items"), [
+    ("What is the difference between a soft and a hard link?", ["soft link", "hard link"]),
+    ("What is the difference between an inner and an outer join?", ["inner join", "outer join"]),
+    # no adjective of its own on the last member: nothing is shared
+    ("Compare apt and dpkg.", ["apt", "dpkg"]),
+])
+def test_an_adjective_compared_alone_takes_the_noun_its_parallel_member_names(embed, question, items):
+    # "a soft and a hard link": "soft" alone names nothing to research
+    structure, _ = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.items == items, structure.items
+
+
 @pytest.mark.parametrize("question", [
     "Which parameter makes the server reject connections that do not use SSL?",
     "Which switch makes the linker drop unused sections from the binary?",

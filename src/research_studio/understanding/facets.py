@@ -210,8 +210,21 @@ def member_phrases(text: str, members: list[Token]) -> list[str]:
     """Each member with its own modifiers; a head noun that the last member shares
     ("B-tree, GIN and BRIN indexes") is not repeated on the others. A member also takes
     the nouns written right before its phrase that the parse hung elsewhere ("Compare git
-    merge, …": "git" read as the verb's object, "merge" as another word)."""
-    return [text_of(text, phrase) for phrase in _member_words(members)]
+    merge, …": "git" read as the verb's object, "merge" as another word). A member that is
+    an adjective alone takes the noun the last member names ("a soft and a hard link":
+    "soft link"; "soft" alone names nothing to research)."""
+    phrases = _member_words(members)
+    # the words after the last member's own adjective: the noun it and the adjective
+    # members share ("disk quota limit" of "a hard disk quota limit"); none without one
+    last_adjective = max((t.i for t in phrases[-1] if t.pos_ == "ADJ"), default=None)
+    shared = [] if last_adjective is None else [t for t in phrases[-1] if t.i > last_adjective]
+    return [f"{text_of(text, phrase)} {text_of(text, shared)}" if shared and _adjective_alone(phrase)
+            else text_of(text, phrase) for phrase in phrases]
+
+
+def _adjective_alone(phrase: list[Token]) -> bool:
+    """Adjectives (and their determiners) without a noun: "a soft" of "a soft and a hard link"."""
+    return any(t.pos_ == "ADJ" for t in phrase) and all(t.pos_ in ("ADJ", "DET", "ADV") for t in phrase)
 
 
 def _member_words(members: list[Token]) -> list[list[Token]]:
