@@ -29,6 +29,10 @@ from pathlib import Path
 
 from rapidfuzz import fuzz
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.manual_questions import add_arguments, kb_names, on_answering_page, read_cases
+
 CLI = Path(sys.executable).parent / "research-studio"
 # a quote is in a text when some stretch of the text matches it at this partial ratio:
 # whitespace, quotes and punctuation of the page's rendering differ from the report's
@@ -50,8 +54,7 @@ def holds(text: str, quote: str) -> bool:
 
 def judge(result: dict, case: dict) -> dict[str, float]:
     def answering(source: dict) -> bool:
-        path = str(source.get("location") or "").split("#", 1)[0]
-        return any(path == page or path.endswith("/" + page) for page in case["pages"])
+        return on_answering_page(str(source.get("location") or ""), case["pages"])
 
     report = result.get("report_markdown") or ""
     answer = answer_section(report)
@@ -84,15 +87,12 @@ def run(case: dict, kb: str, options: argparse.Namespace, index: int) -> tuple[d
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("files", nargs="+", type=Path)
-    parser.add_argument("--home", default=None)
-    parser.add_argument("--kb", action="append", default=[], metavar="LABEL=NAME")
+    add_arguments(parser)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--mode", default="auto", choices=("auto", "flat", "hierarchical"))
     args = parser.parse_args()
-    names = dict(item.split("=", 1) for item in args.kb)
-    cases = [json.loads(line) | {"file": file.stem} for file in args.files
-             for line in file.read_text(encoding="utf-8").splitlines() if line.strip()]
+    names = kb_names(args.kb)
+    cases = read_cases(args.files)
     args.out.mkdir(parents=True, exist_ok=True)
     figures: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     seconds: list[float] = []

@@ -20,11 +20,15 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 from collections import defaultdict
 from pathlib import Path
 
 from rapidfuzz import fuzz
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.manual_questions import add_arguments, kb_names, on_answering_page, read_cases
 from research_studio.config import load_context
 from research_studio.knowledge.base import KnowledgeBaseRegistry, SearchHit
 
@@ -35,20 +39,15 @@ DEPTH = 10
 SAME_HEADING = 90
 
 
-def on_page(hit: SearchHit, pages: list[str]) -> bool:
-    path = hit.location.split("#", 1)[0]
-    return any(path == page or path.endswith("/" + page) for page in pages)
-
-
 def in_section(hit: SearchHit, page: str, heading: str) -> bool:
-    if not on_page(hit, [page]):
+    if not on_answering_page(hit.location, [page]):
         return False
     shown = hit.section or hit.title
     return fuzz.token_set_ratio(shown.lower(), heading.lower()) >= SAME_HEADING
 
 
 def score(hits: list[SearchHit], case: dict) -> dict[str, float]:
-    ranks = [i for i, hit in enumerate(hits) if on_page(hit, case["pages"])]
+    ranks = [i for i, hit in enumerate(hits) if on_answering_page(hit.location, case["pages"])]
     first = ranks[0] + 1 if ranks else None
     return {
         "page@1": float(first == 1), "page@5": float(first is not None and first <= 5),
@@ -59,14 +58,11 @@ def score(hits: list[SearchHit], case: dict) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("files", nargs="+", type=Path)
-    parser.add_argument("--home", default=None)
-    parser.add_argument("--kb", action="append", default=[], metavar="LABEL=NAME")
+    add_arguments(parser)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
-    names = dict(item.split("=", 1) for item in args.kb)
-    cases = [json.loads(line) for file in args.files
-             for line in file.read_text(encoding="utf-8").splitlines() if line.strip()]
+    names = kb_names(args.kb)
+    cases = read_cases(args.files)
     context = load_context(args.home)
     registry = KnowledgeBaseRegistry(context.kb_dir, context.settings.knowledge)
     bases = {label: registry.open(names.get(label, label)) for label in {c["kb"] for c in cases}}
