@@ -731,9 +731,7 @@ def _opening_subject(referent: str, pieces: list[_Piece],
             continue
         for unit in parts.coordinated_units(piece.segment):
             target, stated = parts.research_object(unit, writing)
-            root = unit.root
-            imperative = root.tag_ == "VB" and not any(c.dep_.startswith("nsubj") for c in root.children)
-            asked.append(target if target is not None and not stated and imperative else None)
+            asked.append(target if target is not None and not stated and _instructs(unit) else None)
     wanted = referent.lower()
 
     def names(target: Span | None) -> bool:

@@ -509,7 +509,7 @@ def clause_segments(doc: Doc, nested_at: set[int] = frozenset()) -> list[Span]:
                 and (listed or (token.head.dep_ not in ("relcl", "acl")
                                 and token.idx + len(token.text) not in nested_at
                                 and _has_main_verb(doc[starts[-1]:token.i])
-                                and not _circumstance_of_what_follows(doc[starts[-1]:token.i])))):
+                                and not introduces(doc[starts[-1]:previous.i])))):
             starts.append(previous.i if previous.pos_ == "CCONJ" else token.i)
         elif previous.pos_ == "CCONJ" and _inverted(token) and _has_main_verb(doc[starts[-1]:previous.i]):
             starts.append(previous.i)  # "How do X work, and can they slow down queries?"
@@ -525,15 +525,6 @@ def clause_segments(doc: Doc, nested_at: set[int] = frozenset()) -> list[Span]:
         if any(t.pos_ in ("NOUN", "PROPN", "VERB", "PRON") for t in span):
             spans.append(span)
     return spans
-
-
-def _circumstance_of_what_follows(span: Span) -> bool:
-    """The span is a participle's clause modifying a verb after it ("When automating git
-    bisect with a test script, what exit status should the script return …?", "Using
-    curl, how do I …?"): without a finite verb it asks nothing, and sets the question's
-    circumstance ("When automating git bisect with a test script?" is no question)."""
-    root = span.root
-    return root.dep_ == "advcl" and root.tag_ in ("VBG", "VBN") and root.head.i >= span.end
 
 
 def _a_label(span: Span) -> bool:
