@@ -32,19 +32,13 @@ from rapidfuzz import fuzz
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.manual_questions import add_arguments, kb_names, on_answering_page, read_cases
+from research_studio.eval.metrics import answer_paragraph
 
 CLI = Path(sys.executable).parent / "research-studio"
 # a quote is in a text when some stretch of the text matches it at this partial ratio:
 # whitespace, quotes and punctuation of the page's rendering differ from the report's
 SAME_TEXT = 90
 METRICS = ("page cited", "page in Answer", "answer in report", "answer in Answer")
-
-
-def answer_section(markdown: str) -> str:
-    """The report's Answer: from its heading to the line explaining the markers (a flat
-    report lists its findings after that line, under the same heading)."""
-    _, _, after = markdown.partition("\n## Answer\n")
-    return after.split("\n## ", 1)[0].split("\nMarkers:", 1)[0]
 
 
 def holds(text: str, quote: str) -> bool:
@@ -57,7 +51,7 @@ def judge(result: dict, case: dict) -> dict[str, float]:
         return on_answering_page(str(source.get("location") or ""), case["pages"])
 
     report = result.get("report_markdown") or ""
-    answer = answer_section(report)
+    answer = answer_paragraph(report)
     cited = [s for s in result.get("sources", []) if s.get("cited")]
     in_answer = [s for s in cited if f"[{s.get('sid')}]" in answer]
     return {

@@ -12,6 +12,7 @@ from research_studio.eval.aggregate import (
 from research_studio.eval.corpus import paragraph_texts
 from research_studio.eval.metrics import (
     answer_containment,
+    answer_paragraph,
     answer_text,
     body_sentences,
     citation_precision,
@@ -159,6 +160,16 @@ def test_answer_section_and_fallback_short_answer():
     assert fallback_short_answer(answer_text(REPORT)) == "Mira Tollen was born in Keldmouth."
     assert fallback_short_answer("- ✓ The cello. [S3]") == "The cello."
     assert fallback_short_answer("") == ""
+
+
+def test_the_answer_paragraph_ends_at_the_marker_legend():
+    # a flat report lists its findings after the legend, under the same heading
+    flat = ("# Q\n\n## Answer\n\nThe cache holds 900 seconds. ✓[S1]\n\nMarkers: ✓✓ …\n\n"
+            "- ✓ The helper runs as a daemon. [S2]\n\n## Sources\n\n- [S1] …")
+    assert answer_paragraph(flat) == "The cache holds 900 seconds. ✓[S1]"
+    assert "daemon" in answer_text(flat)
+    assert answer_paragraph(REPORT) == answer_text(REPORT)
+    assert answer_paragraph("") == ""
 
 
 def test_the_report_is_scored_as_its_reader_sees_it():

@@ -164,6 +164,15 @@ def answer_text(report: str) -> str:
     return "\n".join(line for line in lines if not _is_legend(line.strip())).strip()
 
 
+def answer_paragraph(report: str) -> str:
+    """The Answer itself: the "## Answer" section up to its marker legend (a flat report
+    lists its findings after the legend, under the same heading, and ``answer_text``
+    keeps them)."""
+    lines = report_sections(report).get("Answer", "").splitlines()
+    legend = next((k for k, line in enumerate(lines) if _is_legend(line.strip())), len(lines))
+    return "\n".join(lines[:legend]).strip()
+
+
 def fallback_short_answer(answer_section: str) -> str:
     """First sentence of the Answer section, without markers and citations."""
     for line in answer_section.splitlines():
