@@ -5,7 +5,12 @@ import pytest
 from research_studio.config import ResearchConfig
 from research_studio.graph.nodes.execute import Retrieved
 from research_studio.graph.nodes.findings import extractive_findings
-from research_studio.graph.nodes.write import Citations, answer_order, extractive_summary
+from research_studio.graph.nodes.write import (
+    Citations,
+    answer_order,
+    extractive_summary,
+    main_section_claims,
+)
 from research_studio.graph.relevance import defining_claims
 from research_studio.understanding.answer_type import asked_thing, defined_thing
 from research_studio.understanding.parser import parse, parse_batch
@@ -108,6 +113,60 @@ def test_the_answer_paragraph_opens_each_section_with_a_claim_that_stands_alone(
                               lambda claim: stands_alone(parse(claim["text"])))
     assert "will create" not in text
     assert text.index("The switch command") < text.index("A remote-tracking branch")
+
+
+def _sourced_claim(claim_id: str, text: str) -> dict:
+    return {"claim_id": claim_id, "text": text, "source_ids": [f"kb:db:{claim_id}"],
+            "status": "verified", "confidence": 0.9}
+
+
+def _sources(*claim_ids: str) -> dict:
+    return {f"kb:db:{i}": {"source_id": f"kb:db:{i}", "kind": "kb", "title": "Manual",
+                           "text": "", "start": 0, "end": 0} for i in claim_ids}
+
+
+def test_the_answer_also_gives_the_claim_the_main_section_lists_first():
+    """Selection leads the main section with a claim from a source not cited yet; the
+    claim closest to the question, which the section lists first, follows it in the Answer."""
+    remark = _sourced_claim("c1", "The shell keeps a history of the commands it ran.")
+    answer = _sourced_claim("c2", "The recover command rebuilds the data of a corrupt file.")
+    other = _sourced_claim("c3", "A backup copies the pages of a database.")
+    main = ({"sub_question_id": "sq_001", "priority": 1.0}, [remark, answer])
+    background = ({"sub_question_id": "sq_002", "priority": 0.5}, [other])
+    relevance = {"c1": 0.41, "c2": 0.77, "c3": 0.52}
+    closest = main_section_claims([main, background], relevance, {})
+    assert [c["claim_id"] for c in closest] == ["c2", "c1"]
+    text = extractive_summary([main, background], Citations(_sources("c1", "c2", "c3")),
+                              lambda claim, chosen: False, lambda claim: True, main_claims=closest)
+    assert text.index("The shell keeps") < text.index("The recover command") < text.index("A backup")
+    without = extractive_summary([main, background], Citations(_sources("c1", "c2", "c3")),
+                                 lambda claim, chosen: False, lambda claim: True)
+    assert "The recover command" not in without
+
+
+def test_the_closest_claim_is_not_added_when_it_restates_the_lead_or_leads_already():
+    first = _sourced_claim("c1", "VACUUM reclaims the space of deleted rows.")
+    again = _sourced_claim("c2", "VACUUM reclaims the space that deleted rows held.")
+    section = ({"sub_question_id": "sq_001", "priority": 1.0}, [first, again])
+    sources = Citations(_sources("c1", "c2"))
+    restating = main_section_claims([section], {"c1": 0.5, "c2": 0.9}, {})
+    text = extractive_summary([section], sources, lambda claim, chosen: bool(chosen),
+                              lambda claim: True, main_claims=restating)
+    assert "held" not in text
+    leading = main_section_claims([section], {"c1": 0.9, "c2": 0.5}, {})
+    text = extractive_summary([section], sources, lambda claim, chosen: False,
+                              lambda claim: True, main_claims=leading)
+    assert text.count("VACUUM") == 2  # the lead and the next claim, no repeat of the lead
+
+
+def test_a_plan_ranking_several_sections_first_has_no_main_section():
+    """Compared items ranked alike each give the Answer one claim."""
+    json_item = ({"sub_question_id": "sq_001", "priority": 0.9},
+                 [_sourced_claim("c1", "json stores an exact copy of the input text.")])
+    jsonb_item = ({"sub_question_id": "sq_002", "priority": 0.9},
+                  [_sourced_claim("c2", "jsonb stores a decomposed binary format.")])
+    assert main_section_claims([json_item, jsonb_item], {"c1": 0.6, "c2": 0.7}, {}) == []
+    assert main_section_claims([], {}, {}) == []
 
 
 @pytest.mark.parametrize(("question", "thing"), [

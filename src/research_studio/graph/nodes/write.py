@@ -16,8 +16,8 @@ import asyncio
 import html
 import re
 import textwrap
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from langgraph.runtime import Runtime
@@ -280,15 +280,35 @@ def answer_order(shown: list[Claim], relevance: dict[str, float],
                                             -relevance.get(claim["claim_id"], 0.0)))
 
 
+def main_section_claims(shown_by_sq: list[tuple[dict, list[Claim]]], relevance: dict[str, float],
+                        defining: dict[str, int]) -> list[Claim]:
+    """The claims of the plan's main section in the order the report lists them: the
+    section of the sub-question ranked above every other (the question itself, researched
+    directly, or a chain's first hop); none when the plan ranks several first (compared
+    items alike), where the Answer gives each the same room."""
+    priorities = sorted((sq.get("priority", 1.0) for sq, _ in shown_by_sq), reverse=True)
+    if not priorities or (len(priorities) > 1 and priorities[0] == priorities[1]):
+        return []
+    main = next(shown for sq, shown in shown_by_sq if sq.get("priority", 1.0) == priorities[0])
+    return answer_order(main, relevance, defining)
+
+
 def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: Citations,
                        same_statement: Callable[[Claim, list[Claim]], bool],
                        reads_alone: Callable[[Claim], bool],
-                       answer: ShortAnswer | None = None) -> str:
+                       answer: ShortAnswer | None = None,
+                       main_claims: Sequence[Claim] = ()) -> str:
     """Meta-synthesis without a capable model: the claim each section's selection ranked
     first, in priority order, joined into one paragraph (integrated: a claim that states
     what one chosen before states is passed over, and one that lacks the subject its
     source gave it on the line before yields to the next). A short answer leads, in bold,
-    with the claim it comes from."""
+    with the claim it comes from.
+
+    The plan's main section (``main_claims``: its claims in the order the report lists
+    them, closest to what it asks first) gives a second claim after its lead: the first of
+    them not chosen yet that the reader can take alone. Selection ranks first a claim from
+    a source not cited yet, which keeps a chain's bridging evidence in the Answer; the
+    closest claim is what a question about one thing wants answered (lab log §49)."""
     chosen: list[Claim] = []
     if answer is not None:
         chosen += [c for _, claims in shown_by_sq for c in claims if c["claim_id"] == answer.claim_id][:1]
@@ -298,6 +318,12 @@ def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: C
         lead = next((c for c in fresh if reads_alone(c)), fresh[0] if fresh else None)
         if lead is not None:
             chosen.append(lead)
+        if main_claims and main_claims[0]["claim_id"] in {c["claim_id"] for c in claims}:
+            taken = {c["claim_id"] for c in chosen}
+            closest = next((c for c in main_claims if c["claim_id"] not in taken
+                            and reads_alone(c) and not same_statement(c, chosen)), None)
+            if closest is not None:
+                chosen.append(closest)
     paragraphs: list[str] = []
     running: list[str] = []
     for claim in chosen:  # a claim's example follows it, between paragraphs
@@ -357,6 +383,7 @@ class SummaryInput:
     min_similarity: float  # a model's sentence against the claims it cites
     same_statement: float  # the summary repeats no claim (summary_repeat_overlap)
     compares: bool = False  # the plan compares named items (no entity is the answer)
+    main_claims: list[Claim] = field(default_factory=list)  # main_section_claims
 
 
 @dataclass
@@ -381,7 +408,7 @@ class OfflineSummary:
                 bool(claim.get("context")) or stands_alone(parsed[claim["claim_id"]]))
 
         return Summary(extractive_summary(given.shown_by_sq, given.citations, same_statement,
-                                          whole, answer), "extractive", answer)
+                                          whole, answer, given.main_claims), "extractive", answer)
 
 
 class ModelSummary:
@@ -523,7 +550,8 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
     compares = (state.get("question_structure") or {}).get("kind") == "comparison"
     written = await deps.stages.summary.write(deps, SummaryInput(
         question, list(searched.values()), shown_by_sq, listed, citations, relevance,
-        config.claim_text_min_similarity, config.summary_repeat_overlap, compares))
+        config.claim_text_min_similarity, config.summary_repeat_overlap, compares,
+        main_section_claims(shown_by_sq, relevance, defining)))
     summary, status, answer = written.text, written.status, written.short_answer
     query = _clean(state["query"])
     title = _clean(textwrap.shorten(state["query"], REPORT_TITLE_CHARS, placeholder=" …"))
