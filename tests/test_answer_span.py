@@ -7,7 +7,7 @@ import pytest
 from research_studio.config import ResearchConfig
 from research_studio.graph.answer_span import short_answer
 from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
-from research_studio.understanding.answer_type import asked_phrase, asked_type
+from research_studio.understanding.answer_type import asked_phrase, asked_type, asker_acts
 from research_studio.understanding.parser import parse
 
 EMBED = MiniLMOnnxEmbeddings().embed_array
@@ -30,6 +30,35 @@ def test_a_noun_phrase_query_asks_for_what_its_head_names():
     assert asked_type("population of Tokyo", EMBED) == "number"
     # a bare phrase that names a topic asks for no single thing
     assert asked_type("history of the printing press", EMBED) == "explanation"
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # a relative pronoun opens a clause describing a noun; it asks nothing
+    ("Can I restore a table that was dropped by mistake?", None),
+    ("Is there an option that keeps the old log files?", None),
+    ("The server rejected a client that sent an old certificate. Which log shows why?",
+     "Which log"),
+    # a question word further inside a relative clause asks
+    ("She worked for a company, which had how many employees in 2010?", "how many"),
+    # a phrase put first is no noun a relative clause describes
+    ("In The Lord of the Rings, who played the wizard?", "who played"),
+    ("Who wrote the book that the film was based on?", "Who wrote"),
+])
+def test_the_asking_words_are_not_those_of_a_relative_clause(question, expected):
+    assert asked_phrase(parse(question)) == expected
+
+
+def test_a_question_with_only_a_relative_pronoun_asks_for_no_single_thing():
+    assert asked_type("Is there a setting that limits the number of connections?", EMBED) \
+        == "explanation"
+
+
+@pytest.mark.parametrize("question", [
+    "My backup failed last night. What should I check first?",
+    "The disk filled up overnight. How do we find the largest files?",
+])
+def test_the_sentence_that_asks_tells_whether_the_asker_acts(question):
+    assert asker_acts(parse(question))
 
 
 @pytest.mark.parametrize(("question", "expected"), [

@@ -15,6 +15,7 @@ from spacy.tokens import Doc, Token
 from research_studio.understanding.distribute import owns_an_attribute
 from research_studio.understanding.exemplars import Embed, exemplar_scores
 from research_studio.understanding.facets import WH_TAGS, asker_possessive
+from research_studio.understanding.names import NAME_LABELS
 from research_studio.understanding.parser import contrasting_conjunct, parse, supported_by_do
 
 NO_SINGLE_THING = "explanation"
@@ -30,7 +31,30 @@ THING_MARGIN = 0.10
 
 
 def _asking_word(doc: Doc) -> Token | None:
-    return next((t for t in doc if t.tag_ in WH_TAGS), None)
+    """The question word that asks: not a relative one, nor one inside a name ("How I Met
+    Your Mother"). A question with no other question word asks for no single thing."""
+    return next((t for t in doc if t.tag_ in WH_TAGS and t.ent_type_ not in NAME_LABELS
+                 and not _opens_relative_clause(t)), None)
+
+
+def _opens_relative_clause(token: Token) -> bool:
+    """The word is the relative pronoun or adverb of a clause describing a noun, the
+    clause's first word or the object of the preposition that opens it ("a config file
+    that is already committed", "the river on which the city stands"). A question word
+    further inside such a clause still asks ("a retailer that has how many stores?"), and
+    so does one under a noun the parser took for a clause's verb ("on the banks of which
+    river?"), and so does one the parser took for a relative of a noun in a phrase put
+    first, in a sentence whose root is no verb and with no verb before it ("In A League of
+    Their Own, who played …?")."""
+    clause = next((a for a in token.ancestors if a.dep_ == "relcl"), None)
+    if clause is None or clause.pos_ not in ("VERB", "AUX"):
+        return False
+    sentence = token.sent
+    if sentence.root.pos_ not in ("VERB", "AUX") \
+            and not any(t.pos_ in ("VERB", "AUX") for t in sentence if t.i < token.i):
+        return False
+    first = token.doc[clause.left_edge.i]
+    return first == token or (first.pos_ == "ADP" and first.i + 1 == token.i)
 
 
 def _named_thing(doc: Doc) -> Token | None:
@@ -136,10 +160,14 @@ def _adverb_agrees(doc: Doc, scores: dict[str, float], embed: Embed) -> bool:
 
 
 def asker_acts(doc: Doc) -> bool:
-    """The first sentence's verb has the asker for its subject ("How do I migrate …",
-    "How can we reduce …"): first person, by morphology."""
-    root = next(iter(doc.sents)).root
-    return any(c.dep_.startswith("nsubj") and c.morph.get("Person") == ["1"] for c in root.children)
+    """The asker is the subject of the verb of the sentence that asks ("How do I migrate
+    …", "How can we reduce …") or of one before it ("I added a user with htpasswd -c. What
+    went wrong?"): first person, by morphology. The sentence with the question word asks
+    ("My rewrite rule loops forever. What flag should I use?"), the first when none has one."""
+    asking = _asking_word(doc)
+    last = asking.sent.end if asking is not None else next(iter(doc.sents)).end
+    return any(c.dep_.startswith("nsubj") and c.morph.get("Person") == ["1"]
+               for sentence in doc.sents if sentence.start < last for c in sentence.root.children)
 
 
 def asks_how_the_asker_acts(doc: Doc) -> bool:
