@@ -66,6 +66,27 @@ def test_a_finding_passes_over_a_title_for_the_next_sentence_that_states_somethi
         "A context manager is an object that defines the runtime context of a with statement."]
 
 
+def test_a_description_without_a_verb_is_quoted_under_its_term_and_a_title_is_not():
+    """A definition list entry's description says what its term is ("--timeout
+    <seconds>: Number of seconds to cache credentials"); the same words outside an entry
+    read as a title and are passed over."""
+    description = "Number of seconds to cache credentials (default: 900)."
+    other = "Credentials are kept in the memory of a daemon process."
+    passage = f"{description} {other}"
+    sub_question = {"sub_question_id": "sq_001",
+                    "question_text": "How many seconds does the cache keep credentials?"}
+
+    def found(source_terms: list[list]) -> list[str]:
+        source = {"source_id": "kb:git:c1", "kind": "kb", "title": "git-credential-cache",
+                  "text": passage, "start": 0, "end": len(passage), "terms": source_terms}
+        retrieved = Retrieved(source, 0, "seconds cache credentials")
+        return [f["text"] for f in extractive_findings(sub_question, [retrieved], 0,
+                                                       ResearchConfig(findings_per_result=1))]
+
+    assert found([[0, len(description), "--timeout <seconds>"]]) == [description]
+    assert found([]) == [other]
+
+
 def test_a_quote_that_lost_its_subject_to_the_line_before_does_not_stand_alone():
     texts = ["will create a new branch based at the current HEAD position, and switch to it.",
              "is used to list the remotes you track.",

@@ -172,8 +172,11 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
         # over for the next sentence that states something
         ranked.append(candidates[:wanted[-1] * STATEMENT_LOOKAHEAD])
     # sentences only: a table row is a statement by construction, and a window of run-on
-    # text (a flattened infobox) is a fragment on purpose
-    prose = [s for candidates in ranked for _, s in candidates if s.kind == "prose"]
+    # text (a flattened infobox) is a fragment on purpose; so is a sentence of a definition
+    # list entry's description, which says what its term is or does even without a verb
+    # ("--timeout <seconds>: Number of seconds to cache credentials (default: 900).")
+    prose = [s for candidates in ranked for _, s in candidates
+             if s.kind == "prose" and not terms.get(id(s))]
     stating = dict(zip((id(s) for s in prose), states_something([s.text for s in prose]),
                        strict=True))
     if embed is not None:
