@@ -38,14 +38,14 @@ def _asking_word(doc: Doc) -> Token | None:
 
 
 def _opens_relative_clause(token: Token) -> bool:
-    """The word is the relative pronoun or adverb of a clause describing a noun, the
-    clause's first word or the object of the preposition that opens it ("a config file
-    that is already committed", "the river on which the city stands"). A question word
-    further inside such a clause still asks ("a retailer that has how many stores?"), and
-    so does one under a noun the parser took for a clause's verb ("on the banks of which
-    river?"), and so does one the parser took for a relative of a noun in a phrase put
-    first, in a sentence whose root is no verb and with no verb before it ("In A League of
-    Their Own, who played …?")."""
+    """The word is the relative pronoun or adverb of a clause describing a noun: the
+    clause's first word, or the object of the preposition that opens it ("a config file
+    that is already committed", "the river on which the city stands"). Still asking: a
+    question word further inside such a clause ("a retailer that has how many stores?"),
+    one under a noun the parser took for a clause's verb ("on the banks of which river?"),
+    and one the parser took for the relative of a noun in a phrase put first, in a
+    sentence with no verb before it and none for its root ("In A League of Their Own, who
+    played …?")."""
     clause = next((a for a in token.ancestors if a.dep_ == "relcl"), None)
     if clause is None or clause.pos_ not in ("VERB", "AUX"):
         return False
@@ -161,9 +161,10 @@ def _adverb_agrees(doc: Doc, scores: dict[str, float], embed: Embed) -> bool:
 
 def asker_acts(doc: Doc) -> bool:
     """The asker is the subject of the verb of the sentence that asks ("How do I migrate
-    …", "How can we reduce …") or of one before it ("I added a user with htpasswd -c. What
+    …", "How can we reduce …") or of one before it ("I removed a user from the group. What
     went wrong?"): first person, by morphology. The sentence with the question word asks
-    ("My rewrite rule loops forever. What flag should I use?"), the first when none has one."""
+    ("My backup failed last night. What should I check first?"), the first when none has
+    one."""
     asking = _asking_word(doc)
     last = asking.sent.end if asking is not None else next(iter(doc.sents)).end
     return any(c.dep_.startswith("nsubj") and c.morph.get("Person") == ["1"]
