@@ -146,6 +146,11 @@ def _sources(*claim_ids: str) -> dict:
                            "text": "", "start": 0, "end": 0} for i in claim_ids}
 
 
+def _listed(sections: list[tuple[dict, list[dict]]], relevance: dict[str, float]) -> dict:
+    """Each section's claims in the order the report lists them, as the writer keeps them."""
+    return {sq["sub_question_id"]: answer_order(shown, relevance) for sq, shown in sections}
+
+
 def test_the_answer_also_gives_the_claim_the_main_section_lists_first():
     """Selection leads the main section with a claim from a source not cited yet; the
     claim closest to the question, which the section lists first, follows it in the Answer."""
@@ -155,7 +160,7 @@ def test_the_answer_also_gives_the_claim_the_main_section_lists_first():
     main = ({"sub_question_id": "sq_001", "priority": 1.0}, [remark, answer])
     background = ({"sub_question_id": "sq_002", "priority": 0.5}, [other])
     relevance = {"c1": 0.41, "c2": 0.77, "c3": 0.52}
-    closest = main_section_claims([main, background], relevance, {})
+    closest = main_section_claims([main, background], _listed([main, background], relevance))
     assert [c["claim_id"] for c in closest] == ["c2", "c1"]
     text = extractive_summary([main, background], Citations(_sources("c1", "c2", "c3")),
                               lambda claim, chosen: False, lambda claim: True, main_claims=closest)
@@ -170,11 +175,11 @@ def test_the_closest_claim_is_not_added_when_it_restates_the_lead_or_leads_alrea
     again = _sourced_claim("c2", "VACUUM reclaims the space that deleted rows held.")
     section = ({"sub_question_id": "sq_001", "priority": 1.0}, [first, again])
     sources = Citations(_sources("c1", "c2"))
-    restating = main_section_claims([section], {"c1": 0.5, "c2": 0.9}, {})
+    restating = main_section_claims([section], _listed([section], {"c1": 0.5, "c2": 0.9}))
     text = extractive_summary([section], sources, lambda claim, chosen: bool(chosen),
                               lambda claim: True, main_claims=restating)
     assert "held" not in text
-    leading = main_section_claims([section], {"c1": 0.9, "c2": 0.5}, {})
+    leading = main_section_claims([section], _listed([section], {"c1": 0.9, "c2": 0.5}))
     text = extractive_summary([section], sources, lambda claim, chosen: False,
                               lambda claim: True, main_claims=leading)
     assert text.count("VACUUM") == 2  # the lead and the next claim, no repeat of the lead
@@ -186,8 +191,9 @@ def test_a_plan_ranking_several_sections_first_has_no_main_section():
                  [_sourced_claim("c1", "json stores an exact copy of the input text.")])
     jsonb_item = ({"sub_question_id": "sq_002", "priority": 0.9},
                   [_sourced_claim("c2", "jsonb stores a decomposed binary format.")])
-    assert main_section_claims([json_item, jsonb_item], {"c1": 0.6, "c2": 0.7}, {}) == []
-    assert main_section_claims([], {}, {}) == []
+    sections = [json_item, jsonb_item]
+    assert main_section_claims(sections, _listed(sections, {"c1": 0.6, "c2": 0.7})) == []
+    assert main_section_claims([], {}) == []
 
 
 @pytest.mark.parametrize(("question", "thing"), [

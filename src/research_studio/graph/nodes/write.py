@@ -280,17 +280,18 @@ def answer_order(shown: list[Claim], relevance: dict[str, float],
                                             -relevance.get(claim["claim_id"], 0.0)))
 
 
-def main_section_claims(shown_by_sq: list[tuple[dict, list[Claim]]], relevance: dict[str, float],
-                        defining: dict[str, int]) -> list[Claim]:
-    """The claims of the plan's main section in the order the report lists them: the
-    section of the sub-question ranked above every other (the question itself, researched
-    directly, or a chain's first hop); none when the plan ranks several first (compared
-    items alike), where the Answer gives each the same room."""
+def main_section_claims(shown_by_sq: list[tuple[dict, list[Claim]]],
+                        listed: dict[str, list[Claim]]) -> list[Claim]:
+    """The claims of the plan's main section as the report lists them (``listed``: each
+    section's ``answer_order`` by sub-question id): the section of the sub-question ranked
+    above every other (the question itself, researched directly, or a chain's first hop);
+    none when the plan ranks several first (compared items alike), where the Answer gives
+    each the same room."""
     priorities = sorted((sq.get("priority", 1.0) for sq, _ in shown_by_sq), reverse=True)
     if not priorities or (len(priorities) > 1 and priorities[0] == priorities[1]):
         return []
-    main = next(shown for sq, shown in shown_by_sq if sq.get("priority", 1.0) == priorities[0])
-    return answer_order(main, relevance, defining)
+    main = next(sq for sq, _ in shown_by_sq if sq.get("priority", 1.0) == priorities[0])
+    return listed[main["sub_question_id"]]
 
 
 def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: Citations,
@@ -547,11 +548,14 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
     defining = defining_claims(shown_by_sq)
     shown_by_sq = [(sq, sorted(shown, key=lambda c: defining.get(c["claim_id"], OTHERWISE)))
                    for sq, shown in shown_by_sq]
+    # each section's claims in the order it lists them, which the Answer also reads
+    listed_order = {sq["sub_question_id"]: answer_order(shown, relevance, defining)
+                    for sq, shown in shown_by_sq}
     compares = (state.get("question_structure") or {}).get("kind") == "comparison"
     written = await deps.stages.summary.write(deps, SummaryInput(
         question, list(searched.values()), shown_by_sq, listed, citations, relevance,
         config.claim_text_min_similarity, config.summary_repeat_overlap, compares,
-        main_section_claims(shown_by_sq, relevance, defining)))
+        main_section_claims(shown_by_sq, listed_order)))
     summary, status, answer = written.text, written.status, written.short_answer
     query = _clean(state["query"])
     title = _clean(textwrap.shorten(state["query"], REPORT_TITLE_CHARS, placeholder=" …"))
@@ -578,7 +582,7 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
             if len(claims_by_sq) > 1:
                 lines += [f"### {_clean(sq['question_text'])}", ""]
             if shown:
-                for claim in answer_order(shown, relevance, defining):
+                for claim in listed_order[sq["sub_question_id"]]:
                     lines += [f"- {claim_line(claim, citations)}", *example_lines(claim)]
             elif (home := listed_elsewhere(sq, shown_by_sq, part_of_finding)) is not None:
                 lines.append(f"- Its evidence is listed under “{_clean(home['question_text'])}”.")
