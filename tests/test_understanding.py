@@ -474,6 +474,32 @@ def test_a_question_that_names_nothing_is_about_the_asker_s_situation(embed, que
     assert not any(t.startswith("What is known about") for t in texts), texts
 
 
+@pytest.mark.parametrize("question", [
+    "In bash, one unquoted variable with a space in it breaks the whole loop. "
+    "Can the loop treat each line as one item?",
+    "The nightly export job writes a half-empty CSV when the network drops. "
+    "How can the job retry the failed batch?",
+    "Every commit on the shared branch triggers a full rebuild of the documentation site. "
+    "Is there a way to rebuild only the changed pages?",
+])
+def test_one_question_after_its_premises_is_researched_with_them(embed, question):
+    # the statement is what the question is asked about, not a second thing to research
+    # ("What evidence supports … the statement that the nightly export job writes …?"),
+    # and the question alone leaves out what it is about ("regarding bash")
+    structure = understand(question, embed)
+    rows, _ = offline_decomposition(question, structure, SimpleNamespace(kb=None), ResearchConfig())
+    assert structure.kind == K.OPEN and structure.research_question == question
+    assert rows[0].text == question
+    assert not any("statement that" in row.text or "regarding" in row.text for row in rows), rows
+
+
+def test_a_question_after_a_statement_that_asks_several_things_keeps_them_apart(embed):
+    # read alone, the question compares three items: the statement does not join them
+    _, texts = plan_of("We're choosing a message broker for a small team. How do RabbitMQ, "
+                       "Kafka and NATS compare for that kind of workload?", embed)
+    assert_asked_apart(texts, ["RabbitMQ", "Kafka", "NATS"])
+
+
 def test_the_asker_s_possessive_is_no_part_of_a_subject(embed):
     # "my" means the person asking: a search for "my phone" finds nothing "phone" does not
     structure, texts = plan_of("My phone keeps restarting. What should I try first?", embed)

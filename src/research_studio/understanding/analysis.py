@@ -44,6 +44,7 @@ from research_studio.understanding.kinds import (
     asks_for_effects,
     kind_scores,
     situation_judge,
+    wish_judge,
     writing_judge,
 )
 from research_studio.understanding.lists import ListItem, list_items
@@ -121,7 +122,11 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
                                          situation=situation_judge(embed) if embed is not None else None) \
         if split or not one_question else ([], "")
     research_question = _whole_question(text) if one_question else _research_question(text, by_segment)
-    if _leans_on_what_precedes(sentences, segments):
+    if _one_question_after_statements(sentences, segments) and (
+            _points_back(sentences[-1])
+            or (len(held) < 2 and embed is not None
+                and _premises_give_parts(pieces, by_segment, wish_judge(embed))
+                and not _splits_alone(sentences[-1].text, embed))):
         return _asked_with_its_situation(text, doc, topic, scores)
     if context and embed is not None:
         # the asker's situation is no part of what they ask: "I accidentally committed a
@@ -290,11 +295,9 @@ def _asks_which_thing_does(doc: Doc) -> bool:
                                                   for d in c.children) for c in root.children)
 
 
-def _leans_on_what_precedes(sentences: list[Span], segments: list[Span]) -> bool:
-    """The text states something, then asks one question that points back to it: a
-    pronoun standing for what the statements say ("What can cause that?", "How do I
-    shrink it?"), or a question that names nothing ("Why?", "What went wrong?"). Asked
-    alone, the question has no subject."""
+def _one_question_after_statements(sentences: list[Span], segments: list[Span]) -> bool:
+    """The text states something, then asks one question in its last sentence (a question
+    word alone, "Why?", is one); nothing before that asks or instructs."""
     if len(sentences) < 2:
         return False
     last = sentences[-1]
@@ -304,13 +307,40 @@ def _leans_on_what_precedes(sentences: list[Span], segments: list[Span]) -> bool
     asking = [s for s in segments if s.start >= last.start and parts.asks(s)]
     # a question word alone ("Why?") makes no segment of its own
     bare = not any(s.start >= last.start for s in segments) and last[0].tag_ in parts.WH_TAGS
-    if len(asking) != 1 and not bare:
-        return False
+    return len(asking) == 1 or bare
+
+
+def _points_back(question: Span) -> bool:
+    """The question points back to what the statements before it say: a pronoun standing
+    for it ("What can cause that?", "How do I shrink it?"), or it names nothing ("Why?",
+    "What went wrong?"). Asked alone, it has no subject."""
     # a pronoun, not a determiner: "for that kind of workload" names what it asks about
     pointing = any(t.pos_ == "PRON" and ("Dem" in t.morph.get("PronType")
-                                         or t.morph.get("Person") == ["3"]) for t in last)
-    names_nothing = not any(t.pos_ in ("NOUN", "PROPN") for t in last)
+                                         or t.morph.get("Person") == ["3"]) for t in question)
+    names_nothing = not any(t.pos_ in ("NOUN", "PROPN") for t in question)
     return pointing or names_nothing
+
+
+def _premises_give_parts(pieces: list[_Piece], by_segment: list[Parts],
+                         wish: Callable[[str], bool]) -> bool:
+    """The statements before the question gave something to research apart (a statement to
+    check, a thing to read about) and none says what the asker wants: they are the
+    question's premises ("In psql, one typo inside BEGIN ... COMMIT wrecks the whole
+    transaction. Can psql just skip the failed statement …?"), not parts of what is asked,
+    as a wish is ("I need help drafting a chapter about monetary policy. What instruments
+    do central banks use?" asks about monetary policy)."""
+    premises = [(piece, found) for piece, found in zip(pieces, by_segment, strict=True)
+                if not parts.asks(piece.segment)]
+    return any(asked or stated for _, (asked, stated) in premises) and not any(
+        wish(reading.frame) for piece, _ in premises for reading in about_the_asker(piece.segment))
+
+
+def _splits_alone(question: str, embed: Embed | None) -> bool:
+    """The question, read without the statements before it, asks several things: items to
+    compare ("How do ext4, XFS and ZFS compare for that kind of workload?"), parts ("What
+    are effective strategies, best practices or existing projects …?") or positions."""
+    alone = understand(question, embed)
+    return alone.kind in (K.COMPARISON, K.MULTI_FACETED) or len(alone.positions) >= 2
 
 
 def _asked_with_its_situation(text: str, doc: Doc, topic: str,

@@ -32,6 +32,16 @@ WRITING_MARGIN = 0.05
 # not exemplars, every wish scores at most +0.01 ("I must decide it") and 15 of the 20
 # situations +0.06 or more ("I teach it"); "I am studying it" (-0.09) is kept.
 SITUATION_MARGIN = 0.05
+# The other way, a sentence about the person asking states what they want ("I need help
+# drafting it"), and is part of what they ask, when it is closer to the asking exemplars by
+# this much; between the two margins a sentence is neither and reads as a statement. On 8
+# wishes and 12 situations that are not exemplars (lab log §50), 6 wishes lead by 0.18 or
+# more ("I need it" 0.49) and "I have to write it", "I must decide on it" lean the other
+# way; 11 situations lean to the situation or tie ("I have it" +0.01), and "I am studying
+# for it" (+0.13) reads as a wish. A wish missed is read as a premise of the question after
+# it, which is then researched with it, whole; a premise taken for a wish keeps its own
+# sub-question, so the margin is the situation's, mirrored.
+WISH_MARGIN = 0.05
 
 
 def kind_scores(question: str, embed: Embed) -> dict[str, float]:
@@ -48,6 +58,16 @@ def asks_for_effects(question: str, embed: Embed) -> bool:
     sub-question's angle, not its subject."""
     [scores] = exemplar_scores([question], embed, "question_kinds", "causal_asks")
     return scores["effects"] > scores["causes"]
+
+
+def wish_judge(embed: Embed) -> Callable[[str], bool]:
+    """Judges a sentence about the person asking, as ``situation_judge`` does: True when it
+    states what they want ("I need it", "I'd like it"), not their situation."""
+    @cache
+    def is_wish(frame: str) -> bool:
+        [scores] = exemplar_scores([frame], embed, "question_kinds", "asker_statements")
+        return scores["asks"] - scores["situation"] >= WISH_MARGIN
+    return is_wish
 
 
 def writing_flags(phrases: list[str], embed: Embed) -> list[bool]:
