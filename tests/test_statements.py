@@ -8,6 +8,7 @@ from research_studio.graph.nodes.findings import extractive_findings
 from research_studio.graph.nodes.write import (
     Citations,
     answer_order,
+    claim_line,
     extractive_summary,
     main_section_claims,
 )
@@ -278,3 +279,22 @@ def test_a_setting_s_entry_opens_the_section_asking_what_it_does():
     assert list(leading) == ["c2"]
     relevance = {"c1": 0.7, "c2": 0.5}
     assert [c["claim_id"] for c in answer_order([other, entry], relevance, leading)] == ["c2", "c1"]
+
+
+def test_the_answer_gives_a_term_once_for_the_claims_that_follow_it():
+    """Three sentences of one FAQ answer each opened with the FAQ's question in the Answer;
+    in running prose the question is given once, before the first of them."""
+    question = "I share one laptop with a colleague. How do we keep our settings apart?"
+    first, second, other = (_sourced_claim(i, t) | {"context": c} for i, t, c in [
+        ("c1", "Each person keeps a profile of their own.", question),
+        ("c2", "A profile holds the settings and the history.", question),
+        ("c3", "Settings are read at start-up.", "")])
+    sources = Citations(_sources("c1", "c2", "c3"))
+    section = ({"sub_question_id": "sq_001", "priority": 1.0}, [first])
+    text = extractive_summary([section, ({"sub_question_id": "sq_002", "priority": 0.9}, [second]),
+                               ({"sub_question_id": "sq_003", "priority": 0.5}, [other])],
+                              sources, lambda claim, chosen: False, lambda claim: True)
+    assert text.count(question) == 1
+    assert text.index(question) < text.index("Each person") < text.index("A profile holds")
+    # a claim listed alone still says what it answers
+    assert question in claim_line(second, sources)

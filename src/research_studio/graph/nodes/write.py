@@ -135,15 +135,18 @@ class Citations:
         return {f"S{n}": sid for sid, n in self.numbers.items()}
 
 
-def claim_text(claim: Claim, sources: dict[str, Source]) -> str:
+def claim_text(claim: Claim, sources: dict[str, Source], term_given: str = "") -> str:
     """The claim as a reader sees it: a sentence of a definition list's description after
     the term it describes ("-q, --quiet: Be quiet, only report errors."), which it seldom
-    names (a term written as a sentence, a FAQ's question, without the colon); else an
-    extracted sentence that opens with a pronoun gets its source's title
+    names (a term written as a sentence, a FAQ's question, without the colon), unless the
+    text just gave that term (``term_given``: the claim before it in running prose); else
+    an extracted sentence that opens with a pronoun gets its source's title
     when the pronoun can stand for it, so "He worked on…" says who. (Not the heading the
     sentence stands under: a reference page's "Summary" or "Description" names no more
     than the page does; the Sources list gives the section.)"""
     text = _clean(claim["text"])
+    if claim.get("context") and claim["context"] == term_given:
+        return text
     if claim.get("context"):
         term = _closed(textwrap.shorten(claim["context"], TERM_SHOWN_CHARS, placeholder=" …"))
         # a term written as a sentence (a FAQ's question: "I've made a mistake in the last
@@ -327,12 +330,14 @@ def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: C
                 chosen.append(closest)
     paragraphs: list[str] = []
     running: list[str] = []
+    term = ""  # the term the paragraph just gave: claims of one FAQ answer give it once
     for claim in chosen:  # a claim's example follows it, between paragraphs
-        running.append(f"{claim_text(claim, citations.sources)} {MARKERS[claim['status']]}"
+        running.append(f"{claim_text(claim, citations.sources, term)} {MARKERS[claim['status']]}"
                        f"{citations.cite(claim['source_ids'])}")
+        term = claim.get("context", "")
         if example := example_lines(claim):
             paragraphs += [" ".join(running), "\n".join(example)]
-            running = []
+            running, term = [], ""
     text = "\n\n".join([*paragraphs, *([" ".join(running)] if running else [])])
     return f"**{_clean(answer.text)}** — {text}" if answer is not None and chosen else text
 
