@@ -3,8 +3,12 @@ of a nested question (issue 24: every sub-question a grammatical question). They
 worded for the reader; their search words stay the name with the question. The questions
 are ordinary ones written for these tests, none from the evaluation files."""
 
+from types import SimpleNamespace
+
 import pytest
 
+from research_studio.config import ResearchConfig
+from research_studio.graph.nodes.plan import offline_decomposition
 from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
 from research_studio.understanding import understand
 from research_studio.understanding.decompose import anchor_question, linked_questions, next_hop_questions
@@ -99,3 +103,35 @@ def test_a_hop_keeps_the_question_whose_verb_follows_the_anchor(embed):
     [hop] = next_hop_questions(["the Louvre"], structure)  # not "Where is the Louvre?"
     assert hop == ("What can we learn from the Louvre about where the museum that houses the Mona Lisa"
                    " is located?")
+
+
+def test_a_question_after_its_premises_is_asked_alone_through_a_name_and_searched_whole(
+        registry, tmp_path, embed):
+    # the sub-question reads as a heading ("What can we learn from SAVEPOINT about this
+    # question: Can the shell skip …?"); its search keeps the premises, which say what
+    # went wrong
+    folder = tmp_path / "manual"
+    folder.mkdir()
+    pages = {
+        "rollback.txt": "ON_ERROR_ROLLBACK\n\nWhen ON_ERROR_ROLLBACK is on, the shell sets a "
+                        "savepoint before each statement of a transaction block, so an error "
+                        "undoes only the failed statement and the transaction keeps going.",
+        "savepoint.txt": "SAVEPOINT\n\nSAVEPOINT marks a point inside a transaction; ROLLBACK TO "
+                         "SAVEPOINT undoes the statements after it and the transaction keeps going.",
+        "begin.txt": "BEGIN\n\nBEGIN opens a transaction block: every statement after it runs in "
+                     "one transaction until COMMIT or ROLLBACK ends it.",
+    }
+    for name, text in pages.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    kb = registry.open("shell", create=True)
+    kb.ingest_paths([folder])
+    question = ("In the shell, one typo inside a transaction block wrecks the whole transaction. "
+                "Can the shell skip the failed statement and keep going?")
+    structure = understand(question, embed)
+    rows, _ = offline_decomposition(question, structure, SimpleNamespace(kb=kb), ResearchConfig())
+    assert rows[0].text == question
+    linked = [row for row in rows if row.query]
+    assert linked, rows
+    for row in linked:
+        assert "one typo" not in row.text and "skip the failed statement" in row.text, row
+        assert row.query.endswith(question)

@@ -122,12 +122,15 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
                                          situation=situation_judge(embed) if embed is not None else None) \
         if split or not one_question else ([], "")
     research_question = _whole_question(text) if one_question else _research_question(text, by_segment)
-    if _one_question_after_statements(sentences, segments) and (
-            _points_back(sentences[-1])
-            or (len(held) < 2 and embed is not None
-                and _premises_give_parts(pieces, by_segment, wish_judge(embed))
-                and not _splits_alone(sentences[-1].text, embed))):
-        return _asked_with_its_situation(text, doc, topic, scores)
+    if _one_question_after_statements(sentences, segments):
+        if _points_back(sentences[-1]):
+            return _asked_with_its_situation(text, doc, topic, scores)
+        if len(held) < 2 and embed is not None \
+                and _premises_give_parts(pieces, by_segment, wish_judge(embed)) \
+                and not _splits_alone(sentences[-1].text, embed):
+            # the question names what it asks about: asked alone, it reads as a heading
+            return replace(_asked_with_its_situation(text, doc, topic, scores),
+                           premised_question=sentences[-1].text.strip())
     if context and embed is not None:
         # the asker's situation is no part of what they ask: "I accidentally committed a
         # password. How do I remove it …?" asks a procedure, not for causes

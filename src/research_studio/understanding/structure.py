@@ -77,6 +77,9 @@ class QuestionStructure:
     # ("Which is newer, X or Y?" → "Is {item} newer?"); empty when it offers none
     item_question: str = ""
     research_question: str = ""  # the text as one whole question (an instruction's object asked about)
+    # the question a text asks after its premises, which names what it asks about: what a
+    # sub-question through a linked name asks, the whole text being what it searches
+    premised_question: str = ""
     kind_scores: dict[str, float] = field(default_factory=dict)
 
     @property

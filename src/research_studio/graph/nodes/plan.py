@@ -154,7 +154,8 @@ def retrieval_decomposition(question: str, structure: QuestionStructure, deps: R
                                                    min_weight=config.min_linked_weight))
         followed = linked[:max(0, config.max_sub_questions - 2)]
         # each searched as the question itself seen through the linked entity
-        for entity, text in zip(followed, linked_questions(followed, structure.as_question), strict=True):
+        asked = structure.premised_question or structure.as_question
+        for entity, text in zip(followed, linked_questions(followed, asked), strict=True):
             plan.append(PlanRow(text, 0.7, f"entity linked to the question in retrieved evidence: {entity}",
                                 f"{entity} — {question}"))
     subject = structure.topic or (structure.entities[0] if structure.entities else "")
