@@ -41,10 +41,9 @@ from research_studio.understanding.distribute import (
 )
 from research_studio.understanding.kinds import (
     Embed,
+    asker_judges,
     asks_for_effects,
     kind_scores,
-    situation_judge,
-    wish_judge,
     writing_judge,
 )
 from research_studio.understanding.lists import ListItem, list_items
@@ -118,15 +117,16 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         # "Write a guide on A, B, and C" is not about A: the next phrase the text means most
         referent = next((s for s in subjects if s.lower() != referent.lower()), "")
         topic = referent or topic
+    asker = asker_judges(embed) if embed is not None else None
     by_segment, context = _segment_parts(pieces, writing, referent, headed=bool(heading),
-                                         situation=situation_judge(embed) if embed is not None else None) \
+                                         situation=asker.situation if asker is not None else None) \
         if split or not one_question else ([], "")
     research_question = _whole_question(text) if one_question else _research_question(text, by_segment)
     if _one_question_after_statements(sentences, segments):
         if _points_back(sentences[-1]):
             return _asked_with_its_situation(text, doc, topic, scores)
-        if len(held) < 2 and embed is not None \
-                and _premises_give_parts(pieces, by_segment, wish_judge(embed)) \
+        if len(held) < 2 and asker is not None \
+                and _premises_give_parts(pieces, by_segment, asker.wish) \
                 and not _splits_alone(sentences[-1].text, embed):
             # the question names what it asks about: asked alone, it reads as a heading
             return replace(_asked_with_its_situation(text, doc, topic, scores),

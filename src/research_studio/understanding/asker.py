@@ -1,7 +1,7 @@
 """A sentence about the person asking ("I run a small bakery", "Git rebase confuses me"),
 read as a frame for the sentence encoder ("I run it") and the thing it names: whether it
 asks for something or states the person's situation is the encoder's judgement
-(``kinds.situation_judge``), which needs the frame without the thing's own words.
+(``kinds.asker_judges``), which needs the frame without the thing's own words.
 """
 
 from __future__ import annotations

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
+from typing import NamedTuple
 
 from research_studio.understanding.exemplars import Embed, exemplar_scores
 
-__all__ = ["Embed", "asks_for_effects", "kind_scores", "situation_judge", "writing_flags", "writing_judge"]
+__all__ = ["AskerJudges", "Embed", "asker_judges", "asks_for_effects", "kind_scores", "writing_flags",
+           "writing_judge"]
 
 # An instruction's object reads as a piece of writing ("a research paper") rather than a
 # subject ("the price dynamics") when it is closer to the writing exemplars by this much.
@@ -60,16 +62,6 @@ def asks_for_effects(question: str, embed: Embed) -> bool:
     return scores["effects"] > scores["causes"]
 
 
-def wish_judge(embed: Embed) -> Callable[[str], bool]:
-    """Judges a sentence about the person asking, as ``situation_judge`` does: True when it
-    states what they want ("I need it", "I'd like it"), not their situation."""
-    @cache
-    def is_wish(frame: str) -> bool:
-        [scores] = exemplar_scores([frame], embed, "question_kinds", "asker_statements")
-        return scores["asks"] - scores["situation"] >= WISH_MARGIN
-    return is_wish
-
-
 def writing_flags(phrases: list[str], embed: Embed) -> list[bool]:
     """Per noun phrase: it names a piece of writing the person wants made (a report, a
     paper) rather than what to research (``prompts/question_kinds.toml``, ``[object_kinds]``).
@@ -78,16 +70,26 @@ def writing_flags(phrases: list[str], embed: Embed) -> list[bool]:
             for scores in exemplar_scores(phrases, embed, "question_kinds", "object_kinds")]
 
 
-def situation_judge(embed: Embed) -> Callable[[str], bool]:
-    """Judges a sentence about the person asking, its thing replaced by "it"
-    (``asker.about_the_asker``): True when it states the person's situation ("I run it")
-    rather than asks for something ("I'd like to know it"); ``prompts/question_kinds.toml``,
-    ``[asker_statements]``."""
+class AskerJudges(NamedTuple):
+    """Judges of a sentence about the person asking, its thing replaced by "it"
+    (``asker.about_the_asker``), against ``prompts/question_kinds.toml``'s
+    ``[asker_statements]``: ``situation`` is True when it states the person's situation
+    ("I run it"), ``wish`` when it states what they want ("I need it", "I'd like to know
+    it"); between the margins it is neither."""
+
+    situation: Callable[[str], bool]
+    wish: Callable[[str], bool]
+
+
+def asker_judges(embed: Embed) -> AskerJudges:
+    """Both judges for one question, each frame scored once for both (the situation is
+    judged while the question's parts are read, the wish while its premises are)."""
     @cache
-    def is_situation(frame: str) -> bool:
+    def situation_lead(frame: str) -> float:
         [scores] = exemplar_scores([frame], embed, "question_kinds", "asker_statements")
-        return scores["situation"] - scores["asks"] >= SITUATION_MARGIN
-    return is_situation
+        return scores["situation"] - scores["asks"]
+    return AskerJudges(situation=lambda frame: situation_lead(frame) >= SITUATION_MARGIN,
+                       wish=lambda frame: -situation_lead(frame) >= WISH_MARGIN)
 
 
 def writing_judge(embed: Embed) -> Callable[[str], bool]:
