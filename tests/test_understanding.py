@@ -314,6 +314,52 @@ def test_a_question_about_each_item_in_an_object_place_is_asked_of_each(embed, q
     assert texts[0] == first, texts
 
 
+@pytest.mark.parametrize(("question", "together"), [
+    ("Should I use tabs or spaces for indentation, and what's actually different between them?",
+     "What's actually different between tabs and spaces?"),
+    # the attributes compared end where the question about them begins
+    ("Is rsync or scp better for copying a directory, and what's the difference between them?",
+     "What's the difference between rsync and scp?"),
+    ("Compare Vim and Emacs. Can I use them together?", "Can I use Vim and Emacs together?"),
+])
+def test_a_question_about_the_items_together_is_asked_of_them_together(embed, question, together):
+    # "between them" stands for the items together: "between tabs" asks nothing
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and len(structure.items) == 2
+    assert_questions(texts)
+    rest = [t for t in texts if t != structure.as_question]  # the question itself aside
+    assert together in rest, texts
+    assert not any("them" in t or "compare in" in t for t in rest), texts
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    ("PostgreSQL and MySQL: how do they handle replication?", "How does PostgreSQL handle replication?"),
+    ("Compare ext4 and XFS. Were they designed for large files?", "Was ext4 designed for large files?"),
+    # a plural item keeps the plural
+    ("Compare heat pumps and gas boilers. Are they cheaper to run?", "Are heat pumps cheaper to run?"),
+    # "each of them" is one item, without "of them"
+    ("Compare Vim and Emacs. What is each of them good for?", "What is Vim good for?"),
+])
+def test_a_plural_pronoun_as_subject_is_asked_of_each_item_in_the_singular(embed, question, first):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and len(structure.items) == 2
+    assert_questions(texts)
+    assert texts[0] == first, texts
+
+
+@pytest.mark.parametrize(("question", "again"), [
+    ("Can I build an index over just part of a table, and how?",
+     "How can I build an index over just part of a table?"),
+    ("Does PostgreSQL support materialized views, and why?",
+     "Why does PostgreSQL support materialized views?"),
+])
+def test_a_yes_no_question_with_a_bare_question_word_is_asked_again_with_it(embed, question, again):
+    # "…, and how?" after a yes/no question asks the way, not which options there are
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert texts == [question.split(", and")[0] + "?", again], texts
+
+
 @pytest.mark.parametrize(("question", "second"), [
     ("How do index scans work, and are they always faster?", "Are index scans always faster?"),
     ("What are the side effects of ibuprofen, and is it safe during pregnancy?",

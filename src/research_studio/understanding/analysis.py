@@ -39,6 +39,7 @@ from research_studio.understanding.distribute import (
     preposition_group,
     subject_group,
 )
+from research_studio.understanding.embedded import lowered_opening
 from research_studio.understanding.kinds import (
     Embed,
     asker_judges,
@@ -421,11 +422,12 @@ def _detail_of_the_askers_action(doc: Doc, group: list) -> bool:
 
 def _asks_of_each(text: str, segments: list[Span], group: list) -> bool:
     """Every segment that asks, besides the one that names the group, asks the same of
-    each member ("Compare Vim and Emacs. Which one should I learn?"): a brief that
-    compares, not one of several questions."""
+    each member or of the members together ("Compare Vim and Emacs. Which one should I
+    learn?", "… How do they differ?"): a brief that compares, not one of several questions."""
     grouped = {t.i for m in group for t in m.subtree}
     asking = [s for s in segments if parts.asks(s) and not {t.i for t in s} & grouped]
-    return bool(asking) and all("{item}" in parts.per_item(text, s) for s in asking)
+    return bool(asking) and all("{item}" in asked or "{items}" in asked
+                                for asked in (parts.per_item(text, s) for s in asking))
 
 
 def _owner_complement(group: list) -> bool:
@@ -448,15 +450,18 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
         items = [f"{item} {head.text}" for item in items]
     # what follows the compared phrase follows its shared noun, when it has one
     compared = [head] if head is not None else group
-    facets = []
+    facets, asked_later = [], []
     grouped = {t.i for m in group for t in m.subtree}
     for segment in segments:  # "… : what is each one good for?" asks the same of every item
         if parts.asks(segment) and not {t.i for t in segment} & grouped:
             facets.append(Facet(text=parts.as_question(parts.per_item(text, segment)),
                                 source=segment.text))
+            asked_later.append(segment.start)
     purpose = parts.purpose_phrase(text, doc, compared) or purpose_before
-    listed = compared_on(text, doc, compared, embed, asked_at.i if asked_at is not None else None) \
-        if embed is not None else None
+    # attributes are listed before any question asked after the group ("…, and what's the
+    # difference between them?" lists none)
+    stop = min([*asked_later, *([asked_at.i] if asked_at is not None else [])], default=None)
+    listed = compared_on(text, doc, compared, embed, stop) if embed is not None else None
     each = listed is not None and bool(listed.dimensions)  # attributes compared one by one
     if listed is not None and each:  # "… for a small web app on cost and reliability"
         purpose = _around(text, purpose, listed)
@@ -503,6 +508,8 @@ def _asked_again(text: str, doc: Doc) -> list[Facet]:
     again for its reason or manner, of what the first asks for: the question without it,
     then that word before the question asked of "these …" ("Why are these languages growing
     fastest?", "What is the most popular X, and why?" → "Why is this the most popular X?").
+    A yes/no question is asked again with the word before it ("Can I build an index over
+    part of a table, and how?" → "How can I build an index over part of a table?").
     Empty for any other question, or one whose question word neither determines a subject
     or an object nor asks what a copula's noun is ("Who invented the telephone, and when?")."""
     root = next(iter(doc.sents)).root
@@ -511,9 +518,15 @@ def _asked_again(text: str, doc: Doc) -> list[Facet]:
         return []
     first = _without_the_bare_word(text, word)
     reread = parse(first, judge_language=False)
-    asking = next((t for t in reread if t.tag_ in ("WDT", "WP")), None) if reread is not None else None
-    if asking is None or _offers(first, reread):
+    if reread is None or _offers(first, reread):
         return []  # "Which is cheapest, A, B or C, and why?" compares them, the reason with them
+    asking = next((t for t in reread if t.tag_ in ("WDT", "WP")), None)
+    if asking is None and asks_yes_or_no(reread):
+        return [Facet(text=first, source=first),
+                Facet(text=f"{word.text.capitalize()} {lowered_opening(first, reread[0])}",
+                      source=text[word.idx:])]
+    if asking is None:
+        return []
     if asking.dep_ == "det":  # "Which countries have …" → "… do these countries have …"
         asked = parts.asked_of_an_offered_item(first, reread[:])
         these = parts.text_of(first, [t for t in asking.head.subtree if t != asking])

@@ -9,6 +9,7 @@ question alone cannot name; the wording of those parts as questions is here.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NamedTuple
 
 from lemminflect import getInflection
@@ -41,6 +42,10 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
     ("on cost and reliability") are compared one by one where the limit leaves room."""
     t = load_data("offline_plan")["comparison"]
     dims = _join(s.dimensions) if s.dimensions else ""
+    # a question about the items together ("what's different between them?") takes the
+    # place of how they differ; each item is then researched as if it were not asked
+    together = [f.text.format(items=_join(s.items)) for f in s.facets if "{items}" in f.text]
+    s = replace(s, facets=[f for f in s.facets if "{items}" not in f.text])
     asking = s.asks_itself and not s.facets
     # the question itself, unless it would leave an item without a sub-question of its own
     whole = asking and len(s.items) < limit
@@ -48,7 +53,7 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
     for item in s.items:
         query = ""  # searched as worded, but for a template whose words are the reader's
         if s.facets and "{item}" in s.facets[0].text:  # "what is each one good for?"
-            text = s.facets[0].text.format(item=item)
+            text = _asked_of(item, s.facets[0].text)
         elif s.facets:  # another question about the items: asked of each
             text = t["item_facet"].format(item=item, facet=_lowered_question(s.facets[0].text))
         elif dims:
@@ -65,6 +70,9 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
         return rows + [(t["contrast_with_dimensions"].format(items=_join(s.items), dimensions=d,
                                                              purpose=s.purpose),
                         0.8, f"the compared items on {d}") for d in s.dimensions]
+    if together:
+        return rows + [PlanRow(text, 0.8, "the compared items together") for text in together][
+            :max(1, limit - len(rows))]
     if len(rows) < limit and not asking:
         contrast = t["contrast_with_dimensions"] if dims else t["contrast"]
         rows.append(PlanRow(contrast.format(items=_join(s.items), dimensions=dims, purpose=s.purpose),

@@ -940,12 +940,63 @@ def per_item(text: str, span: Span) -> str:
     parser reads "one" as a noun: it is a function word; "when should I run each" → "when
     should I run {item}"). That word is a subject or an object and no content noun; the
     asker and the one asked (a pronoun in the first or second person: "I", "we", "you")
-    never stand for the items. Without such a word the question is asked as it stands."""
+    never stand for the items. A plural pronoun that is an object stands for them together
+    ("what's different between them", "can I use them together"): the question is asked
+    once of the group, with ``{items}`` in its place, as no single item can fill it
+    ("between tabs" reads as nothing); one that is the subject is asked of each item, its
+    verb in the singular ("how do they handle X" → "how does {item} handle X"). Without
+    such a word the question is asked as it stands."""
     standing = sorted((t for t in span if t.dep_ in ITEM_ROLES and _stands_for_items(t)),
                       key=lambda t: not t.dep_.startswith("nsubj"))  # a subject first
     if not standing:
         return text_of(text, list(span))
+    # the group stands there unless a word that picks one of it holds it ("which of them")
+    together = next((t for t in standing if _the_group(t) and not t.dep_.startswith("nsubj")
+                     and not any(t in other.subtree for other in standing if other != t)), None)
+    if together is not None:
+        return _asked_of_the_group(text, span, together)
+    if _the_group(standing[0]):
+        return _asked_of_each_member(text, span, standing[0])
     return _asked_of_one(text, span, standing[0])
+
+
+def _the_group(token: Token) -> bool:
+    """A plural pronoun, personal or demonstrative ("them", "they", "those")."""
+    kinds = token.morph.get("PronType")
+    return token.morph.get("Number") == ["Plur"] and ("Prs" in kinds or "Dem" in kinds)
+
+
+def _asked_of_the_group(text: str, span: Span, pronoun: Token) -> str:
+    """``span`` with ``{items}`` in place of the plural pronoun that stands for the items."""
+    start, end = pronoun.idx, pronoun.idx + len(pronoun.text)
+    return (text[span.start_char:start] + "{items}" + text[end:span.end_char]).strip(" ,;:")
+
+
+def _asked_of_each_member(text: str, span: Span, subject: Token) -> str:
+    """``span`` with ``{item}`` in place of its plural subject and the verb that agrees
+    with it in the singular ("do they" → "does {item}", "they differ" → "{item} differs")."""
+    verb = subject.head
+    auxiliaries = [c for c in verb.children if c.dep_ in ("aux", "auxpass")]
+    agreeing = auxiliaries[0] if auxiliaries else verb
+    words = []
+    for token in span:
+        word = "{item}" if token == subject else token.text
+        if token == agreeing and (singular := _third_singular(token)):
+            word = singular[:1].upper() + singular[1:] if token.text[:1].isupper() else singular
+        words.append(word + token.whitespace_)
+    return "".join(words).strip(" ,;:")
+
+
+def _third_singular(verb: Token) -> str:
+    """The verb's form for "it" where the plural's differs ("do" → "does", "were" →
+    "was"); empty for any other."""
+    if verb.tag_ == "VBP":
+        forms = getInflection(verb.lemma_, tag="VBZ")
+    elif verb.tag_ == "VBD" and verb.lemma_ == "be":
+        forms = getInflection(verb.lemma_, tag="VBD")
+    else:
+        return ""
+    return forms[0] if forms else ""
 
 
 def asked_of_an_offered_item(text: str, span: Span) -> str:
@@ -974,7 +1025,10 @@ def _asked_of_one(text: str, span: Span, token: Token) -> str:
         if token.dep_.startswith("nsubj"):  # "Which one fits X?" → "Does {item} fit X?"
             return _asked_whether(text, span, token)
         return _asked_of_the_object(text, span, phrase)
-    start, end = phrase[0].idx, token.idx + len(token.text)
+    last = token
+    if any(_the_group(t) for t in token.subtree if t.i > token.i):
+        last = token.right_edge  # "each of them": the one item and no "of them" after it
+    start, end = phrase[0].idx, last.idx + len(last.text)
     return (text[span.start_char:start] + "{item}" + text[end:span.end_char]).strip(" ,;:")
 
 
