@@ -539,6 +539,19 @@ def test_one_question_after_its_premises_is_researched_with_them(embed, question
     assert not any("statement that" in row.text or "regarding" in row.text for row in rows), rows
 
 
+@pytest.mark.parametrize("question", [
+    "I run two websites on one machine and users of the second site keep seeing the first "
+    "one. How does nginx pick which server block answers?",
+])
+def test_nouns_coordinated_in_the_situation_are_no_facets_of_the_question(embed, question):
+    # "one machine and users of the second site" is what led to the question, not two
+    # things it asks about ("What is the one machine of the second site?")
+    structure, texts = plan_of(question, embed, limit=5)
+    rows, _ = offline_decomposition(question, structure, SimpleNamespace(kb=None), ResearchConfig())
+    assert structure.kind != K.MULTI_FACETED, texts
+    assert rows[0].text.endswith(question.rsplit(". ", 1)[1]), rows
+
+
 def test_a_question_after_a_statement_that_asks_several_things_keeps_them_apart(embed):
     # read alone, the question compares three items: the statement does not join them
     _, texts = plan_of("We're choosing a message broker for a small team. How do RabbitMQ, "

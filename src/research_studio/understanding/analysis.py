@@ -123,7 +123,8 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
                                          situation=asker.situation if asker is not None else None) \
         if split or not one_question else ([], "")
     research_question = _whole_question(text) if one_question else _research_question(text, by_segment)
-    if _one_question_after_statements(sentences, segments):
+    premised = _one_question_after_statements(sentences, segments)
+    if premised:
         if _points_back(sentences[-1]):
             return _asked_with_its_situation(text, doc, topic, scores)
         if len(held) < 2 and asker is not None \
@@ -222,8 +223,10 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
                                  asked_kind=nested.asked_kind,
                                  topic=parts.topic(text, doc), **common)
     # "the causes, effects and solutions to X" asks facets; "the effects of A, B and C"
-    # asks one attribute of each (below)
-    if len(group) >= 2 and all(m.pos_ == "NOUN" for m in group) and not owns_an_attribute(group[0]):
+    # asks one attribute of each (below); nouns coordinated in what a question follows are
+    # what led to it ("I run two sites on one machine and users of …. How does nginx …?")
+    if len(group) >= 2 and all(m.pos_ == "NOUN" for m in group) and not owns_an_attribute(group[0]) \
+            and not (premised and group[0].i < sentences[-1].start):
         facets = _noun_facets(text, group)
         if len(facets) >= 2:
             return QuestionStructure(kind=K.MULTI_FACETED, facets=facets,
