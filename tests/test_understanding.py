@@ -232,6 +232,17 @@ def test_a_name_in_title_case_opening_a_text_is_not_read_as_an_imperative():
         assert doc[0].pos_ != "VERB" and doc[0].head.i == 1, text
 
 
+def test_a_command_in_capitals_opening_a_text_is_not_read_as_an_imperative(embed):
+    # "ALTER TABLE" names a command: "Alter table" is no instruction, and the text is a
+    # statement and then one question about it, researched as written
+    question = "ALTER TABLE can't change a column's type in SQLite. How do I make that kind of change?"
+    doc = parse(question, judge_language=False)
+    assert doc[0].tag_ != "VB", [(t.text, t.tag_) for t in doc[:3]]
+    structure, texts = plan_of(question, embed)
+    assert structure.research_question == question
+    assert not any(t.startswith("What is known about TABLE") for t in texts), texts
+
+
 def test_things_compared_by_an_attribute_they_each_have_keep_it(embed):
     # "the tax systems of A and B" compares A's tax system with B's, not A with B
     structure, texts = plan_of("Compare the tax systems of Norway and Sweden", embed)
@@ -550,6 +561,32 @@ def test_nouns_coordinated_in_the_situation_are_no_facets_of_the_question(embed,
     rows, _ = offline_decomposition(question, structure, SimpleNamespace(kb=None), ResearchConfig())
     assert structure.kind != K.MULTI_FACETED, texts
     assert rows[0].text.endswith(question.rsplit(". ", 1)[1]), rows
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    ("I'm choosing between Flask and Django for a small API. Which should I use?", "Should I use Flask?"),
+    ("We run PostgreSQL and MySQL in production. Which one is easier to back up?",
+     "Is PostgreSQL easier to back up?"),
+    ("I use Vim and Emacs at work. Is either of them good for Git?", "Is Vim good for Git?"),
+])
+def test_a_question_that_picks_from_things_named_before_it_compares_them(embed, question, first):
+    # "which" alone, "which one", "either of them": the things the statement named
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and len(structure.items) == 2, structure
+    assert texts[0] == first, texts
+
+
+def test_things_named_before_a_question_about_something_else_are_not_compared(embed):
+    # "which copy" names a thing of its own, and "which" here is inside the question "how
+    # does the sync decide …", not its own question word
+    for question in ("I keep two laptops and a desktop in sync with one account, and copies of my "
+                     "notes keep getting lost. How does the sync decide which copy wins?",
+                     "I keep two laptops and a desktop in sync with one account, and copies of my "
+                     "notes keep getting lost. Which copy wins?"):
+        structure = understand(question, embed)
+        rows, _ = offline_decomposition(question, structure, SimpleNamespace(kb=None), ResearchConfig())
+        assert structure.kind != K.COMPARISON, [r.text for r in rows]
+        assert question.rsplit(". ", 1)[1][:-1] in rows[0].text, rows
 
 
 def test_a_question_after_a_statement_that_asks_several_things_keeps_them_apart(embed):

@@ -92,7 +92,11 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
             listed = attribute_lists(doc, groups, embed)
             groups = [g for g in groups if not any(g is a for a in listed)] or groups
     group = max(groups, key=len) if groups else []
-    offered = offered_as_answers(group) if len(group) >= 2 else []
+    # things named in the statements a question follows are compared or offered only when
+    # the question picks from them ("…. Which should I use?"); else they led to it
+    led_to = len(group) >= 2 and _one_question_after_statements(sentences, segments) \
+        and group[0].i < sentences[-1].start and not _picks_from(sentences[-1], [group])
+    offered = offered_as_answers(group) if len(group) >= 2 and not led_to else []
     nested = chain(doc, text)
     held = parts.positions(text, doc)
     asks_itself = bool(segments) and parts.asks(segments[0])
@@ -125,7 +129,7 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     research_question = _whole_question(text) if one_question else _research_question(text, by_segment)
     premised = _one_question_after_statements(sentences, segments)
     if premised:
-        if _points_back(sentences[-1]):
+        if _points_back(sentences[-1]) and not _picks_from(sentences[-1], groups):
             return _asked_with_its_situation(text, doc, topic, scores)
         if len(held) < 2 and asker is not None \
                 and _premises_give_parts(pieces, by_segment, asker.wish) \
@@ -182,7 +186,7 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     # alternatives a question offers that no reading of its kind compares ("Which came out
     # first, A or B?" reads as history): each researched beside the question
     compared_group = len(group) >= 2 and _compared(group, intent) \
-        and not _detail_of_the_askers_action(doc, group)
+        and not _detail_of_the_askers_action(doc, group) and not led_to
     # "We are a 5-person startup. Which database should we use, A or B?" asks, its situation
     # set aside, what each item is asked
     compares = {**common, "asks_itself": True} \
@@ -348,6 +352,29 @@ def _splits_alone(question: str, embed: Embed | None) -> bool:
     are effective strategies, best practices or existing projects …?") or positions."""
     alone = understand(question, embed)
     return alone.kind in (K.COMPARISON, K.MULTI_FACETED) or len(alone.positions) >= 2
+
+
+def _picks_from(question: Span, groups: list[list[Token]]) -> bool:
+    """The question asks of things coordinated in the statements before it ("I'm choosing
+    between Flask and Django. Which should I use?", "… Is either of them …?"): a group of
+    two or more stands before it, and a word of it picks one of them or stands for them."""
+    asking = next((t for t in question if t.tag_ in parts.WH_TAGS), None)
+    return any(len(g) >= 2 and g[0].i < question.start for g in groups) \
+        and any(_picks(t, asking) for t in question)
+
+
+def _picks(token: Token, asking: Token | None) -> bool:
+    """The question's own question word (not one of a question it embeds: "How does X
+    decide which copy wins?") as "which" alone or before a function word ("which one"; a
+    content noun, "which copy", names a thing of its own), or a word that is no question
+    word and stands for several things in a subject's or an object's place ("each",
+    "either", "them"; "that" stands for one)."""
+    if token.tag_ == "WDT":
+        return token == asking and (token.dep_ != "det" or token.head.is_stop
+                                    or token.head.pos_ not in ("NOUN", "PROPN"))
+    return token.dep_ in parts.ITEM_ROLES and token.pos_ in ("PRON", "DET") \
+        and token.tag_ not in parts.WH_TAGS and token.morph.get("Number") != ["Sing"] \
+        and parts.stands_for_items(token)
 
 
 def _asked_with_its_situation(text: str, doc: Doc, topic: str,

@@ -946,7 +946,7 @@ def per_item(text: str, span: Span) -> str:
     ("between tabs" reads as nothing); one that is the subject is asked of each item, its
     verb in the singular ("how do they handle X" → "how does {item} handle X"). Without
     such a word the question is asked as it stands."""
-    standing = sorted((t for t in span if t.dep_ in ITEM_ROLES and _stands_for_items(t)),
+    standing = sorted((t for t in span if t.dep_ in ITEM_ROLES and stands_for_items(t)),
                       key=lambda t: not t.dep_.startswith("nsubj"))  # a subject first
     if not standing:
         return text_of(text, list(span))
@@ -1035,7 +1035,7 @@ def _asked_of_one(text: str, span: Span, token: Token) -> str:
 ITEM_ROLES = ("nsubj", "nsubjpass", "dobj", "pobj")  # where a word standing for the items is
 
 
-def _stands_for_items(token: Token) -> bool:
+def stands_for_items(token: Token) -> bool:
     """A function word in a subject's or an object's place ("each", "which one", "either
     of them"), not the asker nor the one asked (the parser's Person feature 1 or 2) nor a
     single thing of the third person ("it": not the items)."""

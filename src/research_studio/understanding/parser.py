@@ -430,7 +430,10 @@ def parse(text: str, judge_language: bool = True) -> Doc | None:
         text += "."
     try:
         doc = _with_code_as_names(nlp, text)
+        # a word in capitals is a name or code ("ALTER TABLE can't …", "SELECT …"), not
+        # a capitalised imperative
         openers = [t for t in doc if t.text[:1].isupper() and _not_a_verb_here(t)
+                   and not (len(t.text) > 1 and t.text.isupper())
                    and (t.is_sent_start or (t.i and doc[t.i - 1].text == ":"))]
         if openers:
             alternative = _with_code_as_names(nlp, _lowered(text, openers))
