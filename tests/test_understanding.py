@@ -589,6 +589,20 @@ def test_things_named_before_a_question_about_something_else_are_not_compared(em
         assert question.rsplit(". ", 1)[1][:-1] in rows[0].text, rows
 
 
+@pytest.mark.parametrize("question", [
+    "I want my backups to run every Sunday at 3 am. What do I put in the crontab line?",
+    "I want Apache to serve two sites from one IP address. Which directive do I need?",
+])
+def test_a_goal_the_question_asks_the_way_to_is_researched_with_it(embed, question):
+    # the asker wants something else to act: a goal, which the question asks the way to,
+    # not a second thing to research ("How can one run every Sunday at 3 am regarding …?"
+    # beside "Which directive do I need?" asked alone)
+    structure = understand(question, embed)
+    rows, _ = offline_decomposition(question, structure, SimpleNamespace(kb=None), ResearchConfig())
+    assert structure.research_question == question and rows[0].text == question, rows
+    assert not any("How can one" in row.text for row in rows), rows
+
+
 def test_a_question_after_a_statement_that_asks_several_things_keeps_them_apart(embed):
     # read alone, the question compares three items: the statement does not join them
     _, texts = plan_of("We're choosing a message broker for a small team. How do RabbitMQ, "

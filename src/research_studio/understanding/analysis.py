@@ -26,7 +26,7 @@ from research_studio.understanding.answer_type import (
     asks_how_the_asker_acts,
     defined_thing,
 )
-from research_studio.understanding.asker import about_the_asker
+from research_studio.understanding.asker import about_the_asker, wants_a_thing_to_act
 from research_studio.understanding.chains import chain, relative_openers
 from research_studio.understanding.claim import asks_yes_or_no, complement_claim, yes_no_claim
 from research_studio.understanding.dimensions import ComparedOn, attribute_lists, compared_on
@@ -343,7 +343,8 @@ def _premises_give_parts(pieces: list[_Piece], by_segment: list[Parts],
     premises = [(piece, found) for piece, found in zip(pieces, by_segment, strict=True)
                 if not parts.asks(piece.segment)]
     return any(asked or stated for _, (asked, stated) in premises) and not any(
-        wish(reading.frame) for piece, _ in premises for reading in about_the_asker(piece.segment))
+        wish(reading.frame) and not wants_a_thing_to_act(piece.segment)
+        for piece, _ in premises for reading in about_the_asker(piece.segment))
 
 
 def _splits_alone(question: str, embed: Embed | None) -> bool:

@@ -53,6 +53,29 @@ def about_the_asker(unit: Span) -> list[AboutTheAsker]:
     return readings
 
 
+def wants_a_thing_to_act(unit: Span) -> bool:
+    """The asker wants something other than themselves or the one asked to do something
+    ("I want Apache to serve two sites", "I would like git to sign every commit"): a goal,
+    which a question after it asks the way to, not research the asker asks for ("I need
+    help drafting a chapter", "I'd like you to explain how tides work"). Read from the
+    parse: the verb's clause has its own subject, or the verb's object is that clause's
+    doer ("git … to sign"; "a script to run at 8", which the parser hangs on the object),
+    and that is no person of the conversation."""
+    head = unit.root
+    doers = [grand for c in head.children if c.dep_ == "ccomp"
+             for grand in c.children if grand.dep_.startswith("nsubj")]
+    for thing in (c for c in head.children if c.dep_ == "dobj"):
+        if any(c.dep_ == "xcomp" for c in head.children) or any(
+                c.dep_ in ("relcl", "acl") and _infinitive(c) for c in thing.children):
+            doers.append(thing)
+    return bool(doers) and not any(d.morph.get("Person") in (["1"], ["2"]) for d in doers)
+
+
+def _infinitive(verb: Token) -> bool:
+    """A verb with its infinitive marker ("to run")."""
+    return any(c.dep_ == "aux" and c.tag_ == "TO" for c in verb.children)
+
+
 def _phrase(token: Token) -> Span:
     """A token with the words that hang on it, from the first after the asker's own ("my",
     "our": a search for "my laptop" finds nothing the laptop does not)."""
