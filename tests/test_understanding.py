@@ -63,6 +63,8 @@ def assert_questions(texts: list[str]) -> None:
     ("Compare TCP, UDP and QUIC", ["TCP", "UDP", "QUIC"]),
     # a name tagged plural that is no plural, the rest of the list read as its apposition
     ("Compare zstd, lz4 and snappy for compressing logs", ["zstd", "lz4", "snappy"]),
+    # the rest of the list read as a modifier of the verb, beside its first member
+    ("Compare mod_php, PHP-FPM and CGI for running PHP under Apache.", ["mod_php", "PHP-FPM", "CGI"]),
 ])
 def test_a_comparison_gets_one_sub_question_per_item(embed, question, items):
     structure, texts = plan_of(question, embed)
@@ -356,6 +358,18 @@ def test_a_plural_pronoun_as_subject_is_asked_of_each_item_in_the_singular(embed
     assert structure.kind == K.COMPARISON and len(structure.items) == 2
     assert_questions(texts)
     assert texts[0] == first, texts
+
+
+@pytest.mark.parametrize(("question", "condition"), [
+    ("Can SQLite handle many concurrent writers, and if not, what are the alternatives?", "If not"),
+    ("Does Git store diffs, and if so, how are they compressed?", "If so"),
+])
+def test_a_condition_before_a_question_word_opens_its_question(embed, question, condition):
+    # "and if not," belongs to the question after it: "Can SQLite …, and if not?" asks nothing
+    _, texts = plan_of(question, embed)
+    assert_questions(texts)
+    assert texts[0] == question.split(", and")[0] + "?", texts
+    assert texts[1].startswith(condition + ", "), texts
 
 
 @pytest.mark.parametrize(("question", "again"), [

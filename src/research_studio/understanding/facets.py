@@ -482,6 +482,23 @@ def dimension_words(text: str, doc: Doc, group: list[Token], purpose: str) -> li
 
 
 # ---- clause facets: several questions in one ---------------------------------------
+def _own_opening(asking: Token, since: int) -> Token:
+    """The first word of the question a question word asks: words right before it that
+    its clause holds belong to it, back to the conjunction that joins it to the one
+    before ("…, and if not, what are the alternatives?" opens at "if"), from after
+    ``since``; the question word itself when none do."""
+    doc = asking.doc
+    clause = {t.i for t in asking.head.subtree} if asking.head != asking else {asking.i}
+    first = asking.i
+    while first - 1 > since and first - 1 in clause and doc[first - 1].pos_ != "CCONJ":
+        first -= 1
+    if doc[first - 1].pos_ != "CCONJ":  # no conjunction bounds them: the parse's clause is unsure
+        return asking
+    while first < asking.i and doc[first].is_punct:  # the comma after the conjunction
+        first += 1
+    return doc[first]
+
+
 def clause_segments(doc: Doc, nested_at: set[int] = frozenset()) -> list[Span]:
     """The questions a text asks one after another ("What does VACUUM do, why is it
     needed, and how does autovacuum decide when to run?"): a new one opens at a sentence
@@ -504,13 +521,15 @@ def clause_segments(doc: Doc, nested_at: set[int] = frozenset()) -> list[Span]:
             listed = _a_label(doc[starts[-1]:previous.i])
             starts.append(token.i)
             continue
+        opening = _own_opening(token, starts[-1]) if token.tag_ in WH_TAGS else token
+        previous = doc[opening.i - 1] if opening.i else previous
         if (token.tag_ in WH_TAGS and previous.pos_ in ("PUNCT", "CCONJ") and not coordinated
                 and previous.text not in ("(", "\"")
                 and (listed or (token.head.dep_ not in ("relcl", "acl")
                                 and token.idx + len(token.text) not in nested_at
-                                and _has_main_verb(doc[starts[-1]:token.i])
+                                and _has_main_verb(doc[starts[-1]:opening.i])
                                 and not introduces(doc[starts[-1]:previous.i])))):
-            starts.append(previous.i if previous.pos_ == "CCONJ" else token.i)
+            starts.append(previous.i if previous.pos_ == "CCONJ" else opening.i)
         elif previous.pos_ == "CCONJ" and _inverted(token) and _has_main_verb(doc[starts[-1]:previous.i]):
             starts.append(previous.i)  # "How do X work, and can they slow down queries?"
     starts = sorted(set(starts))

@@ -331,6 +331,26 @@ def _join_listed_appositions(doc: Doc) -> None:
             appos.dep_ = "conj"
 
 
+def _join_listed_siblings(doc: Doc) -> None:
+    """A noun phrase with conjuncts of its own after a comma, hung on the verb whose
+    object stands right before that comma, is the rest of the object's list: "Compare
+    mod_php, PHP-FPM and CGI" reads "PHP-FPM and CGI" as a modifier of "Compare" beside
+    its object "mod_php"."""
+    for member in doc:
+        verb = member.head
+        if member.dep_ not in ("npadvmod", "appos", "dep") or member.pos_ not in ("NOUN", "PROPN") \
+                or not any(c.dep_ == "conj" for c in member.children):
+            continue
+        start = min(t.i for t in member.subtree)
+        if start < 2 or doc[start - 1].text != ",":
+            continue
+        before = doc[start - 2]
+        first = next((t for t in verb.children if t.dep_ == "dobj" and t.i < start
+                      and max(d.i for d in t.subtree) == before.i), None)
+        if first is not None and first.pos_ in ("NOUN", "PROPN"):
+            member.head, member.dep_ = first, "conj"
+
+
 # a finite or base verb's tag, and the noun tag the same word has as a noun ("submodules",
 # tagged VBZ, is a plural noun; "stash", tagged VB, a singular one)
 _NOUN_TAG_OF_VERB_TAG = {"VBZ": ("NNS", "Number=Plur"), "VBP": ("NN", "Number=Sing"),
@@ -449,6 +469,7 @@ def parse(text: str, judge_language: bool = True) -> Doc | None:
             doc = _with_names_read_as_names(nlp, doc, names)
         _join_stray_conjuncts(doc)
         _join_listed_appositions(doc)
+        _join_listed_siblings(doc)
         _retag_verbs_read_as_subjects(doc)
         _verbs_read_as_nouns_after_do(doc)
     except Exception as exc:  # a parser fault must not end the research
