@@ -360,6 +360,14 @@ def test_a_plural_pronoun_as_subject_is_asked_of_each_item_in_the_singular(embed
     assert texts[0] == first, texts
 
 
+def test_a_question_that_names_nothing_is_asked_about_what_the_one_before_names(embed):
+    # "what should I check first" alone is a search for nothing
+    _, texts = plan_of("Is it safe to run apt upgrade on a production server, and what should I "
+                       "check first?", embed)
+    assert_questions(texts)
+    assert texts[1].startswith("What should I check first") and "apt upgrade" in texts[1], texts
+
+
 @pytest.mark.parametrize(("question", "condition"), [
     ("Can SQLite handle many concurrent writers, and if not, what are the alternatives?", "If not"),
     ("Does Git store diffs, and if so, how are they compressed?", "If so"),

@@ -883,7 +883,8 @@ def _asked_pieces(text: str, segment: Span, referent: str, templates: dict,
     if anchor and not any(t.pos_ in ("NOUN", "PROPN") for t in segment):
         phrase = _anchored(phrase.rstrip(" ?"), anchor, templates)
     elif referent and referent.lower() not in phrase.lower() and (
-            parts.bridging(segment) or too_short or about_referent):
+            parts.bridging(segment) or too_short or about_referent
+            or _names_nothing(segment)):
         phrase += templates["topic_suffix"].format(topic=referent)
     elif too_short and (asked_about := _named_thing(segment, referent)):
         # "What is CRISPR, how does it work, …": the short question is about its own subject
@@ -895,6 +896,13 @@ def _asked_pieces(text: str, segment: Span, referent: str, templates: dict,
     if len(members) < 2 or len(members) > 5:
         return (_distributed(text, segment, referent, inverted) or [phrase]) if split else [phrase]
     return group_around(text, segment, members).questions()
+
+
+def _names_nothing(segment: Span) -> bool:
+    """No noun, name or pronoun standing for one ("what should I check first"): asked
+    alone, a search for nothing."""
+    return not any(t.pos_ in ("NOUN", "PROPN") or (t.pos_ == "PRON" and t.morph.get("Person") == ["3"])
+                   for t in segment)
 
 
 def _named_thing(segment: Span, referent: str) -> str:
