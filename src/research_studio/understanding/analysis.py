@@ -92,10 +92,13 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
             listed = attribute_lists(doc, groups, embed)
             groups = [g for g in groups if not any(g is a for a in listed)] or groups
     group = max(groups, key=len) if groups else []
+    # one question after statements: what they name led to it ("My tests and my linter
+    # fail on CI. What could cause that?")
+    premised = _one_question_after_statements(sentences, segments)
     # things named in the statements a question follows are compared or offered only when
     # the question picks from them ("…. Which should I use?"); else they led to it
-    led_to = len(group) >= 2 and _one_question_after_statements(sentences, segments) \
-        and group[0].i < sentences[-1].start and not _picks_from(sentences[-1], [group])
+    led_to = len(group) >= 2 and premised and group[0].i < sentences[-1].start \
+        and not _picks_from(sentences[-1], [group])
     offered = offered_as_answers(group) if len(group) >= 2 and not led_to else []
     nested = chain(doc, text)
     held = parts.positions(text, doc)
@@ -127,7 +130,6 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
                                          situation=asker.situation if asker is not None else None) \
         if split or not one_question else ([], "")
     research_question = _whole_question(text) if one_question else _research_question(text, by_segment)
-    premised = _one_question_after_statements(sentences, segments)
     if premised:
         if _points_back(sentences[-1]) and not _picks_from(sentences[-1], groups):
             return _asked_with_its_situation(text, doc, topic, scores)
