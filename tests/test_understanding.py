@@ -491,6 +491,24 @@ def test_facets_of_an_action_are_asked_of_it(embed):
     assert texts == ["What are the benefits of taking creatine?", "What are the risks of taking creatine?"]
 
 
+@pytest.mark.parametrize(("question", "kinds"), [
+    ("What are the environmental and economic impacts of lithium mining in South America?",
+     ["environmental", "economic"]),
+    ("What are the social, economic and political causes of the French Revolution?",
+     ["social", "economic", "political"]),
+    # a hyphenated kind stays whole
+    ("What are good free and open-source editors?", ["free", "open-source"]),
+])
+def test_kinds_of_one_plural_noun_are_asked_apart(embed, question, kinds):
+    # "the environmental and economic impacts": each kind is a facet researched on its own
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert_questions(texts)
+    assert len(texts) == len(kinds)
+    for kind, text in zip(kinds, texts, strict=True):
+        assert kind in text and not any(other in text for other in kinds if other != kind), texts
+
+
 def test_coordinated_facets_become_one_question_each(embed):
     structure, texts = plan_of("Explain the causes, effects, and solutions to climate change", embed)
     assert structure.kind == K.MULTI_FACETED

@@ -237,6 +237,10 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         if len(facets) >= 2:
             return QuestionStructure(kind=K.MULTI_FACETED, facets=facets,
                                      topic=parts.shared_object(text, group)[1], **common)
+    kinds_asked = _kinds_asked_apart(text, doc) \
+        if one_question and intent not in (K.COMPARISON, K.EVALUATIVE) else []
+    if len(kinds_asked) >= 2:  # "the environmental and economic impacts of X"
+        return QuestionStructure(kind=K.MULTI_FACETED, facets=kinds_asked, topic=topic, **common)
     if len(sentences) == 1 and segments:  # the same asked of several things, or several actions
         asked = _segment_facets(by_segment) if by_segment else [
             Facet(text=parts.as_question(q), source=segments[0].text)
@@ -1044,6 +1048,22 @@ def _listed_aspects(text: str, listed: list[Span], owned: str) -> list[Facet]:
 def _be(noun) -> str:
     """The verb "to be" that agrees with a noun in a "What is/are the …" question."""
     return "are" if parts.plural(noun) else "is"
+
+
+def _kinds_asked_apart(text: str, doc: Doc) -> list[Facet]:
+    """A question about kinds of one plural noun ("What are the environmental and economic
+    impacts of lithium mining?") asked once per kind, the others left out ("What are the
+    environmental impacts of lithium mining?"): each adjective names a facet to research
+    on its own. A singular noun is one thing with every property ("a free and open-source
+    editor"); none for a question without such a group."""
+    groups = [g for g in parts.modifier_groups(doc) if parts.plural(parts.shared_head(g))]
+    if not groups:
+        return []
+    group = max(groups, key=len)
+    first, last = parts.hyphenated_word(group[0]), parts.hyphenated_word(group[-1])
+    start, end = first.start_char, last.end_char
+    return [Facet(text=parts.as_question(text[:start] + parts.text_of(text, list(parts.hyphenated_word(m)))
+                                         + text[end:]), source=m.text) for m in group]
 
 
 def _noun_facets(text: str, group: list) -> list[Facet]:
