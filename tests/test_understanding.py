@@ -498,6 +498,9 @@ def test_facets_of_an_action_are_asked_of_it(embed):
      ["social", "economic", "political"]),
     # a hyphenated kind stays whole
     ("What are good free and open-source editors?", ["free", "open-source"]),
+    # nouns as the kinds, in a question read as a comparison: kinds of what X has
+    ("What are the security and performance implications of enabling hostname lookups in Apache?",
+     ["security", "performance"]),
 ])
 def test_kinds_of_one_plural_noun_are_asked_apart(embed, question, kinds):
     # "the environmental and economic impacts": each kind is a facet researched on its own
@@ -507,6 +510,16 @@ def test_kinds_of_one_plural_noun_are_asked_apart(embed, question, kinds):
     assert len(texts) == len(kinds)
     for kind, text in zip(kinds, texts, strict=True):
         assert kind in text and not any(other in text for other in kinds if other != kind), texts
+
+
+def test_kinds_compared_or_inside_a_clause_are_not_asked_apart(embed):
+    # "Compare electric and hybrid cars" compares the kinds; languages "both official"
+    # inside a relative clause are not what the question asks for
+    structure, _ = plan_of("Compare electric and hybrid cars.", embed)
+    assert structure.kind == K.COMPARISON
+    structure, _ = plan_of("In which country is the province where Serbian and Croatian languages "
+                           "are both official?", embed)
+    assert structure.kind != K.MULTI_FACETED
 
 
 def test_coordinated_facets_become_one_question_each(embed):

@@ -185,6 +185,12 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
             else _aspect_facets(text, group, owned)
         if len(aspects) >= 2:
             return QuestionStructure(kind=K.MULTI_FACETED, facets=aspects, topic=owned, **common)
+    # "the environmental and economic impacts of X": kinds of what X has are its facets,
+    # also where the question reads as a comparison (they are not things compared)
+    kinds_asked = _kinds_asked_apart(text, doc, owned_only=intent in (K.COMPARISON, K.EVALUATIVE)) \
+        if one_question and not offered else []
+    if len(kinds_asked) >= 2:
+        return QuestionStructure(kind=K.MULTI_FACETED, facets=kinds_asked, topic=topic, **common)
     # alternatives a question offers that no reading of its kind compares ("Which came out
     # first, A or B?" reads as history): each researched beside the question
     compared_group = len(group) >= 2 and _compared(group, intent) \
@@ -237,10 +243,6 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         if len(facets) >= 2:
             return QuestionStructure(kind=K.MULTI_FACETED, facets=facets,
                                      topic=parts.shared_object(text, group)[1], **common)
-    kinds_asked = _kinds_asked_apart(text, doc) \
-        if one_question and intent not in (K.COMPARISON, K.EVALUATIVE) else []
-    if len(kinds_asked) >= 2:  # "the environmental and economic impacts of X"
-        return QuestionStructure(kind=K.MULTI_FACETED, facets=kinds_asked, topic=topic, **common)
     if len(sentences) == 1 and segments:  # the same asked of several things, or several actions
         asked = _segment_facets(by_segment) if by_segment else [
             Facet(text=parts.as_question(q), source=segments[0].text)
@@ -1050,13 +1052,24 @@ def _be(noun) -> str:
     return "are" if parts.plural(noun) else "is"
 
 
-def _kinds_asked_apart(text: str, doc: Doc) -> list[Facet]:
+def _kinds_asked_apart(text: str, doc: Doc, owned_only: bool) -> list[Facet]:
     """A question about kinds of one plural noun ("What are the environmental and economic
-    impacts of lithium mining?") asked once per kind, the others left out ("What are the
+    impacts of lithium mining?", "the security and performance implications of X": its
+    adjectives or the nouns that modify it) asked once per kind, the others left out ("What are the
     environmental impacts of lithium mining?"): each adjective names a facet to research
     on its own. A singular noun is one thing with every property ("a free and open-source
-    editor"); none for a question without such a group."""
-    groups = [g for g in parts.modifier_groups(doc) if parts.plural(parts.shared_head(g))]
+    editor"); none for a question without such a group. ``owned_only``: only kinds of
+    what something has (an "of" complement: "the security and performance implications of
+    X"), where the question reads as a comparison ("Compare electric and hybrid cars"
+    compares the kinds)."""
+    modifiers = [g for g in [*parts.modifier_groups(doc), *parts.coordinated_groups(doc)]
+                 if len(g) >= 2 and parts.shared_head(g) is not None]
+    root = next(iter(doc.sents)).root
+    # what the question asks for: its main clause's subject or object ("What are the … impacts",
+    # "Explain the … impacts"), not a noun inside a clause of its own ("… where Serbian and
+    # Croatian languages are both official")
+    groups = [g for g in modifiers if parts.plural(head := parts.shared_head(g)) and head.head == root
+              and (not owned_only or any(c.dep_ == "prep" and c.lower_ == "of" for c in head.children))]
     if not groups:
         return []
     group = max(groups, key=len)
