@@ -1055,9 +1055,9 @@ def _be(noun) -> str:
 def _kinds_asked_apart(text: str, doc: Doc, owned_only: bool) -> list[Facet]:
     """A question about kinds of one plural noun ("What are the environmental and economic
     impacts of lithium mining?", "the security and performance implications of X": its
-    adjectives or the nouns that modify it) asked once per kind, the others left out ("What are the
-    environmental impacts of lithium mining?"): each adjective names a facet to research
-    on its own. A singular noun is one thing with every property ("a free and open-source
+    adjectives or the nouns that modify it) asked once per kind, the others left out
+    ("What are the environmental impacts of lithium mining?"): each kind is a facet to
+    research on its own. A singular noun is one thing with every property ("a free and open-source
     editor"); none for a question without such a group. ``owned_only``: only kinds of
     what something has (an "of" complement: "the security and performance implications of
     X"), where the question reads as a comparison ("Compare electric and hybrid cars"
@@ -1065,9 +1065,9 @@ def _kinds_asked_apart(text: str, doc: Doc, owned_only: bool) -> list[Facet]:
     modifiers = [g for g in [*parts.modifier_groups(doc), *parts.coordinated_groups(doc)]
                  if len(g) >= 2 and parts.shared_head(g) is not None]
     root = next(iter(doc.sents)).root
-    # what the question asks for: its main clause's subject or object ("What are the … impacts",
-    # "Explain the … impacts"), not a noun inside a clause of its own ("… where Serbian and
-    # Croatian languages are both official")
+    # what the question asks for: its main clause's subject or object ("What are the …
+    # impacts", "How do I weigh the … risks"), not a noun inside a clause of its own ("…
+    # where Serbian and Croatian languages are both official")
     groups = [g for g in modifiers if parts.plural(head := parts.shared_head(g)) and head.head == root
               and (not owned_only or any(c.dep_ == "prep" and c.lower_ == "of" for c in head.children))]
     if not groups:
