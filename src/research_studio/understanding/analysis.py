@@ -95,10 +95,10 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     # one question after statements: what they name led to it ("My tests and my linter
     # fail on CI. What could cause that?")
     premised = _one_question_after_statements(sentences, segments)
+    in_premises = premised and bool(group) and group[0].i < sentences[-1].start
     # things named in the statements a question follows are compared or offered only when
     # the question picks from them ("…. Which should I use?"); else they led to it
-    led_to = len(group) >= 2 and premised and group[0].i < sentences[-1].start \
-        and not _picks_from(sentences[-1], [group])
+    led_to = len(group) >= 2 and in_premises and not _picks_from(sentences[-1], [group])
     offered = offered_as_answers(group) if len(group) >= 2 and not led_to else []
     nested = chain(doc, text)
     held = parts.positions(text, doc)
@@ -238,7 +238,7 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     # asks one attribute of each (below); nouns coordinated in what a question follows are
     # what led to it ("I run two sites on one machine and users of …. How does nginx …?")
     if len(group) >= 2 and all(m.pos_ == "NOUN" for m in group) and not owns_an_attribute(group[0]) \
-            and not (premised and group[0].i < sentences[-1].start):
+            and not in_premises:
         facets = _noun_facets(text, group)
         if len(facets) >= 2:
             return QuestionStructure(kind=K.MULTI_FACETED, facets=facets,
@@ -336,8 +336,7 @@ def _points_back(question: Span) -> bool:
     # a pronoun, not a determiner: "for that kind of workload" names what it asks about
     pointing = any(t.pos_ == "PRON" and ("Dem" in t.morph.get("PronType")
                                          or t.morph.get("Person") == ["3"]) for t in question)
-    names_nothing = not any(t.pos_ in ("NOUN", "PROPN") for t in question)
-    return pointing or names_nothing
+    return pointing or not _names_a_thing(question)
 
 
 def _premises_give_parts(pieces: list[_Piece], by_segment: list[Parts],
@@ -888,11 +887,11 @@ def _asked_pieces(text: str, segment: Span, referent: str, templates: dict,
     pages on bundles and maintenance)."""
     phrase = parts.resolve_pronouns(text, segment, referent)
     too_short = len(phrase.split()) < MIN_QUESTION_WORDS  # "What is MVCC?" in a list about X
-    if anchor and not any(t.pos_ in ("NOUN", "PROPN") for t in segment):
+    if anchor and not _names_a_thing(segment):
         phrase = _anchored(phrase.rstrip(" ?"), anchor, templates)
     elif referent and referent.lower() not in phrase.lower() and (
             parts.bridging(segment) or too_short or about_referent
-            or _names_nothing(segment)):
+            or not (_names_a_thing(segment) or _third_person(segment))):
         phrase += templates["topic_suffix"].format(topic=referent)
     elif too_short and (asked_about := _named_thing(segment, referent)):
         # "What is CRISPR, how does it work, …": the short question is about its own subject
@@ -906,11 +905,15 @@ def _asked_pieces(text: str, segment: Span, referent: str, templates: dict,
     return group_around(text, segment, members).questions()
 
 
-def _names_nothing(segment: Span) -> bool:
-    """No noun, name or pronoun standing for one ("what should I check first"): asked
-    alone, a search for nothing."""
-    return not any(t.pos_ in ("NOUN", "PROPN") or (t.pos_ == "PRON" and t.morph.get("Person") == ["3"])
-                   for t in segment)
+def _names_a_thing(span: Span) -> bool:
+    """A noun or a name is in it; without one ("what should I check first", "Why?") a
+    question asked alone searches for nothing."""
+    return any(t.pos_ in ("NOUN", "PROPN") for t in span)
+
+
+def _third_person(span: Span) -> bool:
+    """A pronoun of the third person is in it, which stands for something named before."""
+    return any(t.pos_ == "PRON" and t.morph.get("Person") == ["3"] for t in span)
 
 
 def _named_thing(segment: Span, referent: str) -> str:
@@ -1062,21 +1065,21 @@ def _kinds_asked_apart(text: str, doc: Doc, owned_only: bool) -> list[Facet]:
     what something has (an "of" complement: "the security and performance implications of
     X"), where the question reads as a comparison ("Compare electric and hybrid cars"
     compares the kinds)."""
-    modifiers = [g for g in [*parts.modifier_groups(doc), *parts.coordinated_groups(doc)]
-                 if len(g) >= 2 and parts.shared_head(g) is not None]
+    heads = [(g, parts.shared_head(g)) for g in [*parts.modifier_groups(doc), *parts.coordinated_groups(doc)]
+             if len(g) >= 2]
     root = next(iter(doc.sents)).root
     # what the question asks for: its main clause's subject or object ("What are the …
     # impacts", "How do I weigh the … risks"), not a noun inside a clause of its own ("…
     # where Serbian and Croatian languages are both official")
-    groups = [g for g in modifiers if parts.plural(head := parts.shared_head(g)) and head.head == root
+    groups = [g for g, head in heads if head is not None and parts.plural(head) and head.head == root
               and (not owned_only or any(c.dep_ == "prep" and c.lower_ == "of" for c in head.children))]
     if not groups:
         return []
     group = max(groups, key=len)
-    first, last = parts.hyphenated_word(group[0]), parts.hyphenated_word(group[-1])
-    start, end = first.start_char, last.end_char
-    return [Facet(text=parts.as_question(text[:start] + parts.text_of(text, list(parts.hyphenated_word(m)))
-                                         + text[end:]), source=m.text) for m in group]
+    words = [parts.hyphenated_word(m) for m in group]
+    start, end = words[0].start_char, words[-1].end_char
+    return [Facet(text=parts.as_question(text[:start] + parts.text_of(text, list(word)) + text[end:]),
+                  source=member.text) for member, word in zip(group, words, strict=True)]
 
 
 def _noun_facets(text: str, group: list) -> list[Facet]:

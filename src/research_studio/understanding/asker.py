@@ -64,10 +64,9 @@ def wants_a_thing_to_act(unit: Span) -> bool:
     head = unit.root
     doers = [grand for c in head.children if c.dep_ == "ccomp"
              for grand in c.children if grand.dep_.startswith("nsubj")]
-    for thing in (c for c in head.children if c.dep_ == "dobj"):
-        if any(c.dep_ == "xcomp" for c in head.children) or any(
-                c.dep_ in ("relcl", "acl") and _infinitive(c) for c in thing.children):
-            doers.append(thing)
+    to_do = any(c.dep_ == "xcomp" for c in head.children)  # "like git … to sign"
+    doers += [thing for thing in head.children if thing.dep_ == "dobj" and (to_do or any(
+        c.dep_ in ("relcl", "acl") and _infinitive(c) for c in thing.children))]
     return bool(doers) and not any(d.morph.get("Person") in (["1"], ["2"]) for d in doers)
 
 
