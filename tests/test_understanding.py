@@ -345,6 +345,50 @@ def test_a_question_about_the_items_together_is_asked_of_them_together(embed, qu
     assert not any("them" in t or "compare in" in t for t in rest), texts
 
 
+@pytest.mark.parametrize(("question", "asked"), [
+    ("How does WAL mode differ from the rollback journal, and when should I avoid WAL?",
+     "When should I avoid WAL?"),
+    ("What is the difference between git merge and git rebase, and when is rebase dangerous?",
+     "When is rebase dangerous?"),
+])
+def test_a_question_beside_a_comparison_that_names_one_item_is_asked_as_it_stands(embed, question, asked):
+    # "As for the rollback journal, when should I avoid WAL?" asks nothing
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and len(structure.items) == 2
+    assert_questions(texts)
+    assert asked in texts, texts
+    assert not any(t.startswith("As for") for t in texts), texts
+
+
+@pytest.mark.parametrize(("question", "together"), [
+    ("Should I keep sessions in Redis or Memcached, and what is the practical difference?",
+     "As for Redis and Memcached, what is the practical difference?"),
+    ("Compare Podman and Docker: what are the main differences?",
+     "As for Podman and Docker, what are the main differences?"),
+])
+def test_a_question_beside_a_comparison_about_the_items_together_is_asked_once(embed, question, together):
+    # "As for Redis, what is the practical difference?" asks nothing: the difference is
+    # between the two; "what are the trade-offs?" is still asked of each (test above)
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and len(structure.items) == 2
+    assert_questions(texts)
+    assert together in texts, texts
+    assert not any(t.startswith(f"As for {item}, ") for item in structure.items for t in texts), texts
+
+
+@pytest.mark.parametrize("question", [
+    # the later question's "on a shared branch" is no attribute compared
+    "What is the difference between git merge and git rebase, and which should I use on a shared branch?",
+    # nor what an infinitive says the items are for
+    "Should I use git submodules or git subtree to include a library?",
+])
+def test_words_outside_the_comparison_are_no_attributes_compared(embed, question):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.dimensions == [], structure.dimensions
+    assert_questions(texts)
+    assert not any(" compare in " in t or "the library of" in t for t in texts), texts
+
+
 @pytest.mark.parametrize(("question", "first"), [
     ("PostgreSQL and MySQL: how do they handle replication?", "How does PostgreSQL handle replication?"),
     ("Compare ext4 and XFS. Were they designed for large files?", "Was ext4 designed for large files?"),
@@ -553,6 +597,40 @@ def test_several_questions_in_one_are_split_with_pronouns_resolved(embed):
     assert texts[1] == "What are the applications of machine learning in healthcare?"
     assert "machine learning" in texts[2]  # "the ethical concerns" of what the question is about
     assert not any(" its " in t or t.startswith("Its") for t in texts)
+
+
+@pytest.mark.parametrize(("question", "second"), [
+    # the small model ends a sentence before "and how": the pronoun then stood for nothing
+    ("What are savepoints in PostgreSQL and how do they differ from nested transactions?",
+     "How do savepoints in PostgreSQL differ from nested transactions?"),
+    # the asker as the first question's subject: "it" is what the asker acts on
+    ("How do I create a read-only user in PostgreSQL, and does it see tables created later?",
+     "Does a read-only user in PostgreSQL see tables created later?"),
+    # a name in lower case that the tagger reads as a verb is still what "it" stands for
+    ("How do I install nginx, and how do I configure it?", "How do I configure nginx?"),
+])
+def test_a_pronoun_in_a_second_question_stands_for_what_the_first_asks_about(embed, question, second):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.MULTI_FACETED
+    assert_questions(texts)
+    assert texts[1] == second, texts
+
+
+def test_a_sentence_opens_only_where_one_can_end():
+    # no closing punctuation, no line break: one sentence, whatever the model guesses
+    one = parse("What are savepoints in PostgreSQL and how do they differ from nested transactions?")
+    assert len(list(one.sents)) == 1
+    two = parse("My backup failed. What should I check first?")
+    assert [s.text for s in two.sents] == ["My backup failed.", "What should I check first?"]
+
+
+def test_a_lower_case_name_in_an_objects_place_is_no_verb():
+    doc = parse("How do I install nginx, and how do I configure it?")
+    nginx = next(t for t in doc if t.text == "nginx")
+    assert nginx.pos_ != "VERB" and nginx.dep_ == "dobj"
+    # a gerund read as the verb keeps the real verb a verb ("caching" is the subject)
+    doc = parse("How does caching work?")
+    assert next(t for t in doc if t.text == "work").pos_ == "VERB"
 
 
 # ---- questions typed with the asker's situation and wishes ---------------------------------------
@@ -1101,6 +1179,24 @@ def test_a_best_option_question_is_evaluative_not_a_chain(embed):
                                embed)
     assert structure.kind == K.EVALUATIVE and not structure.clauses
     assert_questions(texts)
+
+
+@pytest.mark.parametrize(("question", "action"), [
+    ("Is there a way to see the full history of a single file in git?",
+     "see the full history of a single file in git"),
+    ("Is there a command to list all tables in SQLite?", "list all tables in SQLite"),
+])
+def test_whether_a_means_exists_asks_how_to_do_it(embed, question, action):
+    # "What evidence supports the statement that there is a way to …" weighs nothing
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.OPEN and not structure.claim
+    assert structure.action == action
+    assert not any("evidence" in t for t in texts), texts
+
+
+def test_whether_a_thing_exists_without_an_action_is_still_a_claim(embed):
+    structure = understand("Is there a limit on the number of columns in a table?", embed)
+    assert structure.claim == "there is a limit on the number of columns in a table"
 
 
 # ---- nested chains -------------------------------------------------------------------------------

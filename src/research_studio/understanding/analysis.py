@@ -25,6 +25,7 @@ from research_studio.understanding.answer_type import (
     asks_for_a_thing,
     asks_how_the_asker_acts,
     defined_thing,
+    means_asked_for,
 )
 from research_studio.understanding.asker import about_the_asker, wants_a_thing_to_act
 from research_studio.understanding.chains import chain, relative_openers
@@ -44,6 +45,7 @@ from research_studio.understanding.kinds import (
     Embed,
     asker_judges,
     asks_for_effects,
+    asks_of_the_group,
     kind_scores,
     writing_judge,
 )
@@ -282,9 +284,12 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         kind = K.OPEN  # the causes of what the asker acts on ("a single table") answer nothing
     # "Does coffee cause dehydration?" asks whether a statement holds: the evidence for and
     # against it is weighed, whatever the kind its subject reads like
+    means = means_asked_for(text, doc) if one_question else ""
     claim = (complement_claim(text, doc) or yes_no_claim(text, doc)) \
-        if one_question and kind != K.SINGLE_FACT else None
-    if claim is not None:
+        if one_question and kind != K.SINGLE_FACT and not means else None
+    if means:  # "Is there a way to …?" asks how to do it
+        kind = K.OPEN
+    elif claim is not None:
         kind, topic = K.EVALUATIVE, claim.subject or topic
     elif kind in (K.CAUSAL, K.TEMPORAL) and asks_yes_or_no(doc):
         # a yes/no question whose statement the parse cannot read ("Does git rebase …":
@@ -302,7 +307,8 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         kind = K.OPEN
     effects = kind == K.CAUSAL and embed is not None and asks_for_effects(text, embed)
     return QuestionStructure(kind=kind, topic=topic, reason_for=reason, outcome_of=outcome,
-                             asks_effects=effects, action=asker_action(text, doc) if asks_a_way else "",
+                             asks_effects=effects,
+                             action=means or (asker_action(text, doc) if asks_a_way else ""),
                              claim=claim.statement if claim is not None else "", **common)
 
 
@@ -490,11 +496,13 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
     compared = [head] if head is not None else group
     facets, asked_later = [], []
     grouped = {t.i for m in group for t in m.subtree}
+    openers = []
     for segment in segments:  # "… : what is each one good for?" asks the same of every item
         if parts.asks(segment) and not {t.i for t in segment} & grouped:
             facets.append(Facet(text=parts.as_question(parts.per_item(text, segment)),
                                 source=segment.text))
             asked_later.append(segment.start)
+            openers.append(segment[0])
     purpose = parts.purpose_phrase(text, doc, compared) or purpose_before
     # attributes are listed before any question asked after the group ("…, and what's the
     # difference between them?" lists none)
@@ -506,7 +514,7 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
         dimensions = listed.dimensions
     else:  # a listed purpose ("for beginners and experts") holds no attributes
         purpose = purpose or (f" {listed.then}" if listed is not None else "")
-        dimensions = parts.dimension_words(text, doc, compared, purpose)
+        dimensions = parts.dimension_words(text, doc, compared, purpose, stop)
     asked = distributed_group(text, segments[0]) if common["asks_itself"] else None
     if not facets and asked is not None and asked.members == items:
         # "What are the pros and cons of A, B and C for X?" asks the same of each item: its
@@ -517,9 +525,33 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
         # "Compare the economies of Japan and Germany" compares each one's economy
         attribute = _one_of(text, group[0].head.head)
         items = [f"the {attribute} of {item}" for item in items]
+    facets = [_placed(f, opener, items, embed) for f, opener in zip(facets, openers, strict=False)] \
+        + facets[len(openers):]
     return QuestionStructure(kind=K.COMPARISON, items=items, facets=facets, purpose=purpose,
                              dimensions=dimensions, dimensions_listed=each,
                              topic=parts.topic(text, doc, grouped), **common)
+
+
+def _placed(facet: Facet, opener: Token, items: list[str], embed: Embed | None) -> Facet:
+    """A question beside a comparison, placed: one without a word for the items is asked as
+    it stands when it names one of them ("…, and when should I avoid WAL?"), else of each
+    item ("As for {item}, what are the trade-offs?") or of them together ("As for {items},
+    what is the practical difference?"), as it reads (``kinds.asks_of_the_group``)."""
+    if "{item" in facet.text or _names_an_item(facet.text, items):
+        return facet
+    together = embed is not None and asks_of_the_group(facet.text, embed)
+    template = load_data("offline_plan")["comparison"]["item_facet"]
+    return replace(facet, text=template.format(item="{items}" if together else "{item}",
+                                               facet=lowered_opening(facet.text, opener)))
+
+
+def _names_an_item(question: str, items: list[str]) -> bool:
+    """The question holds a word that tells one item from the others ("WAL" of "WAL mode"
+    beside "rollback journal"; "rebase" of "git rebase" beside "git merge")."""
+    words = [set(tokenize(item)) for item in items]
+    shared = set.intersection(*words) if words else set()
+    asked = set(tokenize(question))
+    return any((own - shared) & asked for own in words)
 
 
 def _one_of(text: str, noun: Token) -> str:

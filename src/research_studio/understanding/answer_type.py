@@ -223,6 +223,29 @@ def asker_action(text: str, doc: Doc) -> str:
     return text[words[0].idx:words[-1].idx + len(words[-1].text)] if words else ""
 
 
+def means_asked_for(text: str, doc: Doc) -> str:
+    """What a question asks whether a means exists to do ("Is there a way to see the full
+    history of a file in git?" → "see the full history of a file in git"; "Is there a
+    command to list all tables?"): a yes/no question of "there is", whose thing takes an
+    infinitive. It asks how to do that, as "How can I …?" does; the statement "there is a
+    way to …" is nothing the sources weigh evidence for. Empty for any other question
+    ("Is there a limit on the number of columns?" asks whether one exists)."""
+    sentences = list(doc.sents)
+    root = sentences[0].root if len(sentences) == 1 else None
+    if root is None or root.pos_ != "AUX" or doc[0] != root \
+            or not any(c.dep_ == "expl" for c in root.children):
+        return ""
+    thing = next((c for c in root.children if c.dep_ == "attr"), None)
+    infinitive = next((c for c in thing.children if c.dep_ in ("relcl", "acl")
+                       and any(a.tag_ == "TO" for a in c.children)), None) if thing is not None else None
+    if infinitive is None:
+        return ""
+    words = [t for t in infinitive.subtree if t.i >= infinitive.i and not t.is_space]
+    while words and (words[-1].is_punct or words[-1].dep_ == "cc"):
+        words.pop()
+    return text[words[0].idx:words[-1].idx + len(words[-1].text)] if words else ""
+
+
 def _thing_type(scores: dict[str, float]) -> str | None:
     """The nearest thing type when it leads the explanations by ``THING_MARGIN``."""
     best = max((name for name in scores if name != NO_SINGLE_THING), key=lambda name: scores[name])

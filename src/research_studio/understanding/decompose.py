@@ -15,7 +15,7 @@ from typing import NamedTuple
 from lemminflect import getInflection
 
 from research_studio.prompts import load_data
-from research_studio.understanding.embedded import asking_word, embedded_question, lowered_opening
+from research_studio.understanding.embedded import asking_word, embedded_question
 from research_studio.understanding.facets import WH_TAGS
 from research_studio.understanding.names import without_possessive
 from research_studio.understanding.parser import parse
@@ -45,17 +45,17 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
     # a question about the items together ("what's different between them?") takes the
     # place of how they differ; each item is then researched as if it were not asked
     together = [f.text.format(items=_join(s.items)) for f in s.facets if "{items}" in f.text]
-    s = replace(s, facets=[f for f in s.facets if "{items}" not in f.text])
+    # one that names some of them ("…, and when should I avoid WAL?") is asked as it stands
+    own = [f.text for f in s.facets if "{item" not in f.text]
+    s = replace(s, facets=[f for f in s.facets if "{item}" in f.text])
     asking = s.asks_itself and not s.facets
     # the question itself, unless it would leave an item without a sub-question of its own
-    whole = asking and len(s.items) < limit
+    whole = asking and len(s.items) + len(own) < limit
     rows: list[PlanRow] = [(s.as_question, 1.0, "the question itself, researched directly")] if whole else []
     for item in s.items:
         query = ""  # searched as worded, but for a template whose words are the reader's
         if s.facets and "{item}" in s.facets[0].text:  # "what is each one good for?"
             text = _asked_of(item, s.facets[0].text)
-        elif s.facets:  # another question about the items: asked of each
-            text = t["item_facet"].format(item=item, facet=_lowered_question(s.facets[0].text))
         elif dims:
             text = t["item_with_dimensions"].format(item=item, dimensions=dims, purpose=s.purpose)
         elif asking and len((asked := _asked_of(item, s.item_question)).split()) >= MIN_QUESTION_WORDS:
@@ -65,6 +65,7 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
         else:  # "main characteristics, strengths and weaknesses" are not the evidence's words
             text, query = t["item"].format(item=item, purpose=s.purpose), f"{item}{s.purpose}"
         rows.append(PlanRow(text, 0.9, f"compared item: {item}", query))
+    rows += [PlanRow(text, 0.8, "a question the text asks beside the comparison") for text in own]
     if s.dimensions_listed and len(rows) + len(s.dimensions) <= limit:
         # "… on performance, learning curve and ecosystem": each attribute compared on its own
         return rows + [(t["contrast_with_dimensions"].format(items=_join(s.items), dimensions=d,
@@ -102,12 +103,6 @@ def _asked_of(item: str, question: str) -> str:
         return text
     plural = forms[-1]  # "are" of ("am", "are"), "were" of ("was", "were")
     return plural[:1].upper() + plural[1:] + text[len(opener.text):]
-
-
-def _lowered_question(question: str) -> str:
-    """A question set after a fronted phrase ("What are …" → "what are …")."""
-    doc = parse(question)
-    return lowered_opening(question, doc[0]) if doc is not None and len(doc) else question
 
 
 def _facets(s: QuestionStructure, limit: int) -> list[PlanRow]:

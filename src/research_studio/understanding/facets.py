@@ -463,22 +463,32 @@ def asked_after(group: list[Token]) -> Token | None:
                  and doc[t.i - 1].text in LIST_INTRODUCERS), None)
 
 
-def dimension_words(text: str, doc: Doc, group: list[Token], purpose: str) -> list[str]:
+def dimension_words(text: str, doc: Doc, group: list[Token], purpose: str,
+                    stop: int | None = None) -> list[str]:
     """Attributes the question names for a comparison ("in terms of cost and care", "of
     the same nationality"): nouns after the group, outside its purpose phrase and before
-    a question asked after it, that are objects or attributes rather than names."""
+    a question asked after it (``stop``, where a later question begins: "…, and which
+    should I use on a shared branch?" compares nothing "in branch")."""
     grouped = {t.i for phrase in _member_words(group) for t in phrase}
     purpose_start = text.find(purpose.strip()) if purpose else -1
     asked = asked_after(group)  # "A vs B: which should I use to undo a commit?" asks its own question
     dims = []
     for token in doc:
-        if (purpose_start >= 0 and token.idx >= purpose_start) or token == asked:
+        if (purpose_start >= 0 and token.idx >= purpose_start) or token == asked or (
+                stop is not None and token.i >= stop):
             break
         if (token.pos_ == "NOUN" and token.i not in grouped and token.i > group[0].i
                 and token.dep_ in ("pobj", "conj", "dobj", "attr")
-                and token.head.i not in grouped):
+                and token.head.i not in grouped and not _in_an_infinitive(token)):
             dims.append(token.text)
     return list(dict.fromkeys(dims))
+
+
+def _in_an_infinitive(token: Token) -> bool:
+    """The word belongs to an infinitive's clause, which says what the comparison is for
+    ("… git subtree to include a library": no attribute "library")."""
+    return any(a.pos_ in ("VERB", "AUX") and any(c.tag_ == "TO" for c in a.children)
+               for a in token.ancestors)
 
 
 # ---- clause facets: several questions in one ---------------------------------------
@@ -681,9 +691,12 @@ def topic(text: str, doc: Doc, skip: set[int] = frozenset()) -> str:
     # asks for the subject, so a first clause that a second question follows is about its
     # object (which the second's pronoun stands for)
     root = first_sentence.root
-    asked = any(c.dep_.startswith("nsubj") and c.tag_ in WH_TAGS for c in root.children) and any(
-        c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") and c.left_edge.tag_ in WH_TAGS
-        for c in root.children)
+    # so is one whose subject is the asker ("How do I create a read-only user, and does
+    # it see …?": "it" is the user), when the second asks again, with a question word or
+    # an auxiliary before its subject
+    asked = any(c.dep_.startswith("nsubj") and (c.tag_ in WH_TAGS or _first_or_second_person(c))
+                for c in root.children) and any(
+        c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") and _asks_again(c) for c in root.children)
     objects = [c for c in chunks if asked and c.root.dep_ == "dobj" and c.root.head == root]
     named = [c for c in chunks if c.root.pos_ == "PROPN"]
     if objects:  # it stands for the pronoun of the next question: "How did the telephone …?"
@@ -702,6 +715,18 @@ def topic(text: str, doc: Doc, skip: set[int] = frozenset()) -> str:
         if candidates:
             return clean_phrase(noun_phrase(text, candidates[0], keep_article=True))
     return ""
+
+
+def _first_or_second_person(token: Token) -> bool:
+    return token.pos_ == "PRON" and token.morph.get("Person") in (["1"], ["2"])
+
+
+def _asks_again(verb: Token) -> bool:
+    """A coordinated clause that is a question of its own: it opens with a question word,
+    or with an auxiliary before its subject ("and does it see …")."""
+    opening = verb.left_edge
+    return opening.tag_ in WH_TAGS or (opening.pos_ == "AUX" and any(
+        c.dep_.startswith("nsubj") and c.i > opening.i for c in verb.children))
 
 
 def noun_phrase(text: str, chunk: Span, keep_article: bool = False) -> str:

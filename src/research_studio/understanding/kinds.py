@@ -13,8 +13,8 @@ from typing import NamedTuple
 
 from research_studio.understanding.exemplars import Embed, exemplar_scores
 
-__all__ = ["AskerJudges", "Embed", "asker_judges", "asks_for_effects", "kind_scores", "writing_flags",
-           "writing_judge"]
+__all__ = ["AskerJudges", "Embed", "asker_judges", "asks_for_effects", "asks_of_the_group", "kind_scores",
+           "writing_flags", "writing_judge"]
 
 # An instruction's object reads as a piece of writing ("a research paper") rather than a
 # subject ("the price dynamics") when it is closer to the writing exemplars by this much.
@@ -44,6 +44,25 @@ SITUATION_MARGIN = 0.05
 # it, which is then researched with it, whole; a premise taken for a wish keeps its own
 # sub-question, so the margin is the situation's, mirrored.
 WISH_MARGIN = 0.05
+
+
+# A question asked beside a comparison that names none of the items is asked of them
+# together when it reads as closer to the group exemplars by at least this much
+# (``[group_questions]``). Asked of each item, a question about the group is nonsense ("As
+# for json, what is the practical difference?"), while one each item answers, asked of
+# the group, still reads ("As for X and Y, what are the costs?"): a tie goes to the group.
+# On 15 group questions and 15 per-item questions that are not exemplars, every group
+# question leads by 0.08 or more ("What is the practical difference?" +0.08, "How similar
+# are they?" +0.44) and 14 per-item ones trail by 0.06 or more; "What does the community
+# say?" (+0.05) reads either way.
+GROUP_MARGIN = 0.0
+
+
+def asks_of_the_group(question: str, embed: Embed) -> bool:
+    """The question asks about the compared items together ("What is the difference?",
+    "Which is faster?"), not something each answers alone ("What are the trade-offs?")."""
+    [scores] = exemplar_scores([question], embed, "question_kinds", "group_questions")
+    return scores["together"] - scores["each"] >= GROUP_MARGIN
 
 
 def kind_scores(question: str, embed: Embed) -> dict[str, float]:

@@ -149,9 +149,30 @@ def _with_code_as_names(nlp: Language, text: str) -> Doc:
     return _through_pipeline(nlp, doc)
 
 
+# What a sentence ends with before the next begins on the same line: its closing
+# punctuation, then any closing quotes or brackets.
+_SENTENCE_ENDS = frozenset(".?!;:…")
+
+
+def _may_end_a_sentence(doc: Doc, i: int) -> bool:
+    """A sentence may end after token ``i``: the line ends there, or the token closes a
+    sentence with its punctuation (also behind a closing quote or bracket, or as the last
+    character of an abbreviation the tokenizer keeps whole, "etc.")."""
+    token = doc[i]
+    if token.is_space or "\n" in token.whitespace_ or token.text[-1:] in _SENTENCE_ENDS:
+        return True
+    return (token.is_quote or token.is_bracket) and i > 0 and doc[i - 1].text[-1:] in _SENTENCE_ENDS
+
+
 def _through_pipeline(nlp: Language, doc: Doc) -> Doc:
     """A tokenised text tagged, parsed and its entities found, code between backticks
-    tagged a proper noun."""
+    tagged a proper noun. The parser may open a sentence only where one can end: the small
+    model otherwise cuts a question at its second clause ("What are savepoints in
+    PostgreSQL | and how do they differ …?"), and the second half loses what its pronoun
+    stands for."""
+    for token in doc[1:]:
+        if not _may_end_a_sentence(doc, token.i - 1):
+            token.is_sent_start = False
     for _, component in nlp.pipeline:
         doc = component(doc)
     for token in doc:  # the tokenizer splits every other backtick off its word
@@ -228,6 +249,14 @@ def _gerunds_read_as_verbs(doc: Doc) -> list[int]:
     word is the gerund subject, read as a name would be, so that the verb after it is the
     verb."""
     return [t.i for t in doc if t.tag_ == "VBG" and t.dep_ == "ROOT" and supported_by_do(t)]
+
+
+def _objects_read_as_verbs(doc: Doc) -> list[int]:
+    """Words tagged a verb in its base form that the parse makes an object or a subject
+    with nothing hanging on them ("nginx" of "How do I install nginx, and …"): a verb heads
+    a clause, never fills a noun's place, so the word is a name written in lower case."""
+    return [t.i for t in doc if t.tag_ in ("VB", "VBP") and not any(t.children)
+            and t.dep_ in ("dobj", "pobj", "nsubj", "nsubjpass")]
 
 
 def _plural_in_tag_only(token: Token) -> bool:
@@ -464,7 +493,10 @@ def parse(text: str, judge_language: bool = True) -> Doc | None:
                     else _with_code_as_names(nlp, _lowered(text, verbs))
             if _swallowed_imperative(alternative, openers, verbs):
                 doc = _as_imperative(nlp, doc) or doc
-        names = _misread_names(doc) + _gerunds_read_as_verbs(doc)
+        gerunds = _gerunds_read_as_verbs(doc)
+        # the verb a gerund read as the verb took for its object is the verb
+        names = _misread_names(doc) + gerunds + [
+            i for i in _objects_read_as_verbs(doc) if doc[i].head.i not in gerunds]
         if names:
             doc = _with_names_read_as_names(nlp, doc, names)
         _join_stray_conjuncts(doc)
