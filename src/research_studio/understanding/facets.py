@@ -937,6 +937,11 @@ def asked_reason(text: str, doc: Doc) -> str:
     not open with a question word before a verb with its own subject."""
     root = next(iter(doc.sents)).root
     first = doc[0]
+    if root.pos_ == "AUX" and not any(c.dep_.startswith("nsubj") for c in root.children):
+        # "Why is my file not shrinking …?": the parse hangs the participle, with its
+        # subject, on the auxiliary it goes with; that participle is the verb
+        root = next((c for c in root.children if c.tag_ in ("VBG", "VBN") and c.i > root.i
+                     and any(g.dep_.startswith("nsubj") for g in c.children)), root)
     subjects = [c for c in root.children if c.dep_.startswith("nsubj")] or [
         c for complement in root.children if complement.dep_ in ("acomp", "attr")
         for c in complement.children if c.dep_.startswith("nsubj")]  # "sky" hung on "blue"
@@ -959,7 +964,10 @@ def asked_reason(text: str, doc: Doc) -> str:
     # a negated verb keeps its negation: "Why does my database file not shrink …?" asks
     # for what led it not to shrink
     negated = "not " if negation else ""
-    return f"{subject} {negated}to {root.lemma_}{' ' + text_of(text, rest) if rest else ''}"
+    # a passive keeps its voice: "Why is git push rejected?" asks what led it to be rejected
+    passive = any(c.dep_ == "auxpass" for c in root.children) or root.dep_ == "nsubjpass"
+    verb = f"be {root.text}" if passive and root.tag_ == "VBN" else root.lemma_
+    return f"{subject} {negated}to {verb}{' ' + text_of(text, rest) if rest else ''}"
 
 
 def asked_outcome(text: str, doc: Doc) -> str:
