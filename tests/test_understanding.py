@@ -351,6 +351,28 @@ def test_a_question_about_the_items_together_is_asked_of_them_together(embed, qu
     assert not any("them" in t or "compare in" in t for t in rest), texts
 
 
+@pytest.mark.parametrize(("question", "items", "attributes"), [
+    ("How do electric cars compare to hydrogen fuel cell cars in efficiency and infrastructure?",
+     ["electric cars", "hydrogen fuel cell cars"], ["efficiency", "infrastructure"]),
+    ("How does Rust differ from Go in memory safety and concurrency?",
+     ["Rust", "Go"], ["memory safety", "concurrency"]),
+])
+def test_things_set_against_each_other_are_compared_on_the_attributes_listed_after(
+        embed, question, items, attributes):
+    # the attributes were the items ("What is known about efficiency?")
+    structure, texts = plan_of(question, embed)
+    assert structure.items == items and structure.dimensions == attributes
+    assert_questions(texts)
+
+
+def test_the_object_a_question_word_asks_for_is_no_second_subject(embed):
+    # the parse read "Which programming language" and "a beginner" as two subjects
+    doc = parse("Which programming language should a beginner learn first?")
+    assert [t.text for t in doc if t.dep_ == "nsubj"] == ["beginner"]
+    _, texts = plan_of("Which programming language should a beginner learn first, Python or Go?", embed)
+    assert "Should a beginner learn Python first?" in texts, texts
+
+
 @pytest.mark.parametrize(("question", "asked"), [
     ("How does WAL mode differ from the rollback journal, and when should I avoid WAL?",
      "When should I avoid WAL?"),

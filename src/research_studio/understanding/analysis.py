@@ -90,9 +90,12 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     groups = parts.coordinated_groups(doc)
     if intent in (K.COMPARISON, K.EVALUATIVE):
         groups += parts.modifier_groups(doc)  # "Compare electric and hybrid cars"
-        if len(groups) >= 2 and embed is not None:  # "Compare A and B by X, Y and Z" compares A and B
-            listed = attribute_lists(doc, groups, embed)
-            groups = [g for g in groups if not any(g is a for a in listed)] or groups
+        # "How do A compare to B in X and Y?" sets A against B, and lists attributes
+        pair = parts.contrasted_pair(doc, opening_only=intent == K.EVALUATIVE) if groups else []
+        compared = [*groups, pair] if pair else groups
+        if len(compared) >= 2 and embed is not None:  # "Compare A and B by X, Y and Z" compares A and B
+            listed = attribute_lists(doc, compared, embed)
+            groups = [g for g in groups if not any(g is a for a in listed)] or ([] if pair else groups)
     group = max(groups, key=len) if groups else []
     # one question after statements: what they name led to it ("My tests and my linter
     # fail on CI. What could cause that?")

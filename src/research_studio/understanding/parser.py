@@ -386,6 +386,17 @@ _NOUN_TAG_OF_VERB_TAG = {"VBZ": ("NNS", "Number=Plur"), "VBP": ("NN", "Number=Si
                          "VB": ("NN", "Number=Sing")}
 
 
+def _fronted_objects(doc: Doc) -> None:
+    """A verb parsed with two subjects, one before its auxiliary and one after, has its
+    object put first: "Which language should a beginner learn?" asks what the beginner
+    learns. A verb has one subject; in a question the auxiliary comes right before it."""
+    for verb in doc:
+        subjects = [c for c in verb.children if c.dep_ == "nsubj"]
+        auxiliaries = [c for c in verb.children if c.dep_ in ("aux", "auxpass")]
+        if len(subjects) == 2 and any(subjects[0].i < a.i < subjects[1].i for a in auxiliaries):
+            subjects[0].dep_ = "dobj"
+
+
 def _retag_verbs_read_as_subjects(doc: Doc) -> None:
     """A word the tagger reads as a finite or base verb that the parser makes a clause's
     nominal subject is a noun: a verb heads a clause, never a noun phrase ("How do
@@ -502,6 +513,7 @@ def parse(text: str, judge_language: bool = True) -> Doc | None:
         _join_stray_conjuncts(doc)
         _join_listed_appositions(doc)
         _join_listed_siblings(doc)
+        _fronted_objects(doc)
         _retag_verbs_read_as_subjects(doc)
         _verbs_read_as_nouns_after_do(doc)
     except Exception as exc:  # a parser fault must not end the research
