@@ -644,6 +644,25 @@ def test_a_pronoun_in_a_second_question_stands_for_what_the_first_asks_about(emb
     assert texts[1] == second, texts
 
 
+def test_a_yes_no_question_after_a_question_read_as_a_relative_clause_is_its_own(embed):
+    # the parse hangs "where do they come from" on "microplastics" as a relative clause
+    _, texts = plan_of("What are microplastics, where do they come from, and are they "
+                       "harmful to humans?", embed)
+    assert_questions(texts)
+    assert "Where do microplastics come from?" in texts and "Are microplastics harmful to humans?" in texts
+
+
+@pytest.mark.parametrize(("question", "last"), [
+    ("What is Kubernetes, how does it schedule pods, and is it worth it for a small team?",
+     "Is Kubernetes worth it for a small team?"),
+    ("What is a bloom filter and when is it worth it?", "When is a bloom filter worth it?"),
+])
+def test_a_pronoun_whose_clause_has_it_as_subject_stands_for_something_else(embed, question, last):
+    # "Is Kubernetes worth Kubernetes …": the subject's referent would be "itself"
+    _, texts = plan_of(question, embed)
+    assert texts[-1] == last, texts
+
+
 def test_a_sentence_opens_only_where_one_can_end():
     # no closing punctuation, no line break: one sentence, whatever the model guesses
     one = parse("What are savepoints in PostgreSQL and how do they differ from nested transactions?")

@@ -540,8 +540,12 @@ def clause_segments(doc: Doc, nested_at: set[int] = frozenset()) -> list[Span]:
                                 and _has_main_verb(doc[starts[-1]:opening.i])
                                 and not introduces(doc[starts[-1]:previous.i])))):
             starts.append(previous.i if previous.pos_ == "CCONJ" else opening.i)
-        elif previous.pos_ == "CCONJ" and _inverted(token) and _has_main_verb(doc[starts[-1]:previous.i]):
-            starts.append(previous.i)  # "How do X work, and can they slow down queries?"
+        elif previous.pos_ == "CCONJ" and _inverted(token) and (
+                _has_main_verb(doc[starts[-1]:previous.i]) or doc[starts[-1]].tag_ in WH_TAGS):
+            # "How do X work, and can they slow down queries?"; a question opened at its
+            # question word has a clause of its own, whatever the parse hangs it on ("…,
+            # where do they come from, and are they harmful?": read as a relative clause)
+            starts.append(previous.i)
     starts = sorted(set(starts))
     spans = []
     for k, start in enumerate(starts):
@@ -814,7 +818,7 @@ def resolve_pronouns(text: str, span: Span, referent: str) -> str:
                        f" of {stands_for}"]
             position = after
         elif (token.tag_ == "PRP" and third and stands_for and token.dep_ not in ("expl",)
-              and token.idx >= position):
+              and token.idx >= position and not _bound_by_its_subject(token)):
             pieces += [text[position:token.idx], stands_for]
             position = token.idx + len(token.text)
         elif _pronoun_one(token) and not named_here and _indefinite(referent) \
@@ -824,6 +828,18 @@ def resolve_pronouns(text: str, span: Span, referent: str) -> str:
             position = token.idx + len(token.text)
     pieces.append(text[position:span.end_char])
     return "".join(pieces).strip(" ,;:")
+
+
+def _bound_by_its_subject(pronoun: Token) -> bool:
+    """The pronoun is no subject, and its clause's subject is the same pronoun: English
+    would say "itself" for the subject's referent, so this one stands for something else,
+    or for nothing ("is it worth it": the second "it" is not the thing asked about)."""
+    if pronoun.dep_.startswith("nsubj"):
+        return False
+    clause = next((a for a in pronoun.ancestors if a.pos_ in ("VERB", "AUX")), None)
+    subject = next((c for c in clause.children if c.dep_.startswith("nsubj")), None) \
+        if clause is not None else None
+    return subject is not None and subject.lower_ == pronoun.lower_
 
 
 # a pronoun's role and the roles a noun phrase before it takes to be what it stands for
