@@ -636,6 +636,11 @@ def test_several_questions_in_one_are_split_with_pronouns_resolved(embed):
      "Does a read-only user in PostgreSQL see tables created later?"),
     # a name in lower case that the tagger reads as a verb is still what "it" stands for
     ("How do I install nginx, and how do I configure it?", "How do I configure nginx?"),
+    # the parse reads the question word as the quoted term's determiner
+    ('What does "detached HEAD" mean in git and how do I get out of it?',
+     "How do I get out of detached HEAD?"),
+    # a name in capitals with an underscore, tagged a particle
+    ("What does ORIG_HEAD mean and when is it set?", "When is ORIG_HEAD set?"),
 ])
 def test_a_pronoun_in_a_second_question_stands_for_what_the_first_asks_about(embed, question, second):
     structure, texts = plan_of(question, embed)

@@ -679,13 +679,29 @@ def _is_content_chunk(chunk: Span) -> bool:
     return chunk.root.pos_ in _NOMINAL and not any(t.tag_ in WH_TAGS for t in chunk)
 
 
+def _content_chunks(doc: Doc) -> list[Span]:
+    """The noun chunks that name something, not a question word; a chunk the parse opens
+    with the question word and its auxiliary ("What does "detached HEAD"", the question
+    word read as the noun's determiner) is the noun phrase after them."""
+    found = []
+    for chunk in doc.noun_chunks:
+        inside = [t.i for t in chunk if t.pos_ == "AUX" and t.i < chunk.root.i]
+        if inside and chunk[0].tag_ in WH_TAGS and chunk[0].dep_ == "det" and chunk[0].head == chunk.root:
+            chunk = doc[inside[-1] + 1:chunk.end]
+            while len(chunk) > 1 and (chunk[0].is_punct or chunk[0].dep_ == "neg"):
+                chunk = chunk[1:]  # the quote before the noun phrase, the auxiliary's "n't"
+        if _is_content_chunk(chunk):
+            found.append(chunk)
+    return found
+
+
 def topic(text: str, doc: Doc, skip: set[int] = frozenset()) -> str:
     """What the question is about: the subject of its first clause when that is a noun
     phrase (its object, with its article, when a question word is the subject and a second
     question follows), else its first name, else its first noun phrase that is neither a
     question word nor a pronoun (``skip``: token indexes already used as items or
     positions)."""
-    chunks = [c for c in doc.noun_chunks if _is_content_chunk(c) and not {t.i for t in c} & skip]
+    chunks = [c for c in _content_chunks(doc) if not {t.i for t in c} & skip]
     first_sentence = next(iter(doc.sents))
     # not the subject of a clause coordinated with the first: "central banks" in "What
     # causes inflation, and how do central banks fight it?" is the second question's

@@ -38,7 +38,7 @@ NAME_STAND_IN = "Zorblax"
 # word can only be the clause's verb.
 IMPERATIVE_SUBJECT = "You"
 # Parts of speech a word written as a name is not.
-_NOT_NAMES = ("VERB", "AUX", "ADV", "PRON", "DET")
+_NOT_NAMES = ("VERB", "AUX", "ADV", "PRON", "DET", "PART")
 
 
 @cache
