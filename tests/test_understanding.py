@@ -668,6 +668,19 @@ def test_a_pronoun_whose_clause_has_it_as_subject_stands_for_something_else(embe
     assert texts[-1] == last, texts
 
 
+@pytest.mark.parametrize(("question", "owned"), [
+    ("Give me an overview of renewable energy sources and their costs.",
+     "What is known about the costs of renewable energy sources?"),
+    ("Describe PostgreSQL's index types and their trade-offs.",
+     "What is known about the trade-offs of PostgreSQL's index types?"),
+])
+def test_a_listed_noun_with_a_possessive_pronoun_is_asked_as_the_first_ones(embed, question, owned):
+    # "What is known about costs?" searched for costs of anything
+    _, texts = plan_of(question, embed)
+    assert_questions(texts)
+    assert owned in texts, texts
+
+
 def test_a_sentence_opens_only_where_one_can_end():
     # no closing punctuation, no line break: one sentence, whatever the model guesses
     one = parse("What are savepoints in PostgreSQL and how do they differ from nested transactions?")

@@ -990,6 +990,9 @@ def _object_pieces(text: str, target: Span, members: list, referent: str,
     its comma list; whole when not ``split`` (a list item: the asker's unit of work)."""
     if not split:
         return [parts.resolve_pronouns(text, target, referent).rstrip(" .?!;:")]
+    owned = _owned_by_the_first(text, members)
+    if owned:  # "renewable energy sources and their costs"
+        return owned
     # "the costs, the effect on X, and lessons from Y", where the parse misses a member
     listed = serial_members(target)
     group = distributed_group(text, target) if len(members) < 2 else None
@@ -1004,6 +1007,23 @@ def _object_pieces(text: str, target: Span, members: list, referent: str,
         return [parts.resolve_pronouns(text, target, referent).rstrip(" .?!;:")]
     complement = text[members[-1].idx + len(members[-1].text):target.end_char].rstrip(" .?!;:")
     return [f"{parts.text_of(text, parts.member_tokens(m))}{complement}" for m in members]
+
+
+def _owned_by_the_first(text: str, members: list) -> list[str]:
+    """Coordinated nouns whose later members have a possessive pronoun of the third
+    person ("the main types of databases and their typical uses"): the pronoun stands for
+    the first, which is asked about, and each later member is asked as the first's ("the
+    typical uses of the main types of databases"); empty for any other list."""
+    if len(members) < 2 or not any(c.tag_ == "PRP$" and c.morph.get("Person") == ["3"]
+                                   for m in members[1:] for c in m.children):
+        return []
+    def own_phrase(member: Token) -> Span:
+        others = {t.i for c in member.children if c.dep_ in ("conj", "cc") for t in c.subtree}
+        words = [t for t in member.subtree if t.i not in others and not t.is_punct]
+        return member.doc[words[0].i:words[-1].i + 1]
+    first = parts.clean_phrase(parts.text_of(text, list(own_phrase(members[0]))))
+    return [first, *(parts.resolve_pronouns(text, own_phrase(m), first).rstrip(" .?!;:")
+                     for m in members[1:])]
 
 
 def _owner_phrase(text: str, owner) -> str:
