@@ -374,6 +374,19 @@ def test_the_object_a_question_word_asks_for_is_no_second_subject(embed):
 
 
 @pytest.mark.parametrize(("question", "asked"), [
+    ("Compare Podman and Docker. What are the main differences?",
+     "As for Podman and Docker, what are the main differences?"),
+    ("Compare Python and Go. What are the costs?", "As for Python, what are the costs?"),
+])
+def test_a_question_naming_nothing_after_an_instruction_to_compare_asks_of_the_items(embed, question, asked):
+    # it was a facet of its own, asked about the first item ("What are the costs regarding Python?")
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and len(structure.items) == 2
+    assert_questions(texts)
+    assert asked in texts, texts
+
+
+@pytest.mark.parametrize(("question", "asked"), [
     ("How does WAL mode differ from the rollback journal, and when should I avoid WAL?",
      "When should I avoid WAL?"),
     ("What is the difference between git merge and git rebase, and when is rebase dangerous?",

@@ -473,8 +473,18 @@ def _asks_of_each(text: str, segments: list[Span], group: list) -> bool:
     learn?", "… How do they differ?"): a brief that compares, not one of several questions."""
     grouped = {t.i for m in group for t in m.subtree}
     asking = [s for s in segments if parts.asks(s) and not {t.i for t in s} & grouped]
-    return bool(asking) and all("{item}" in asked or "{items}" in asked
-                                for asked in (parts.per_item(text, s) for s in asking))
+    last = max(grouped)
+    return bool(asking) and all("{item}" in asked or "{items}" in asked or (
+        s.start > last and _names_no_one_thing(s))
+        for s, asked in ((s, parts.per_item(text, s)) for s in asking))
+
+
+def _names_no_one_thing(segment: Span) -> bool:
+    """A question that names no one thing ("What are the main differences?", "What are the
+    costs?": no name, no pronoun for something named before): after the things compared,
+    it asks about them."""
+    return not any(t.pos_ == "PROPN" or t.ent_type_ or (t.pos_ == "PRON" and t.morph.get("Person") == ["3"])
+                   for t in segment)
 
 
 def _owner_complement(group: list) -> bool:
