@@ -538,8 +538,8 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
         # "Compare the economies of Japan and Germany" compares each one's economy
         attribute = _one_of(text, group[0].head.head)
         items = [f"the {attribute} of {item}" for item in items]
-    facets = [_placed(f, opener, items, embed) for f, opener in zip(facets, openers, strict=False)] \
-        + facets[len(openers):]
+    if openers:  # the questions asked after the group, each placed beside the items
+        facets = [_placed(f, opener, items, embed) for f, opener in zip(facets, openers, strict=True)]
     return QuestionStructure(kind=K.COMPARISON, items=items, facets=facets, purpose=purpose,
                              dimensions=dimensions, dimensions_listed=each,
                              topic=parts.topic(text, doc, grouped), **common)
