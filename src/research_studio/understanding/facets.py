@@ -714,9 +714,10 @@ def topic(text: str, doc: Doc, skip: set[int] = frozenset()) -> str:
     # so is one whose subject is the asker ("How do I create a read-only user, and does
     # it see …?": "it" is the user), when the second asks again, with a question word or
     # an auxiliary before its subject
-    asked = any(c.dep_.startswith("nsubj") and (c.tag_ in WH_TAGS or _first_or_second_person(c))
+    asked = any(c.dep_.startswith("nsubj") and (c.tag_ in WH_TAGS or personal([c]))
                 for c in root.children) and any(
-        c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") and _asks_again(c) for c in root.children)
+        c.dep_ == "conj" and c.pos_ in ("VERB", "AUX")
+        and (c.left_edge.tag_ in WH_TAGS or _inverted(c.left_edge)) for c in root.children)
     objects = [c for c in chunks if asked and c.root.dep_ == "dobj" and c.root.head == root]
     named = [c for c in chunks if c.root.pos_ == "PROPN"]
     if objects:  # it stands for the pronoun of the next question: "How did the telephone …?"
@@ -735,18 +736,6 @@ def topic(text: str, doc: Doc, skip: set[int] = frozenset()) -> str:
         if candidates:
             return clean_phrase(noun_phrase(text, candidates[0], keep_article=True))
     return ""
-
-
-def _first_or_second_person(token: Token) -> bool:
-    return token.pos_ == "PRON" and token.morph.get("Person") in (["1"], ["2"])
-
-
-def _asks_again(verb: Token) -> bool:
-    """A coordinated clause that is a question of its own: it opens with a question word,
-    or with an auxiliary before its subject ("and does it see …")."""
-    opening = verb.left_edge
-    return opening.tag_ in WH_TAGS or (opening.pos_ == "AUX" and any(
-        c.dep_.startswith("nsubj") and c.i > opening.i for c in verb.children))
 
 
 def noun_phrase(text: str, chunk: Span, keep_article: bool = False) -> str:
@@ -997,7 +986,7 @@ def asked_reason(text: str, doc: Doc) -> str:
     # for what led it not to shrink
     negated = "not " if negation else ""
     # a passive keeps its voice: "Why is git push rejected?" asks what led it to be rejected
-    passive = any(c.dep_ == "auxpass" for c in root.children) or root.dep_ == "nsubjpass"
+    passive = any(c.dep_ == "auxpass" for c in root.children)
     verb = f"be {root.text}" if passive and root.tag_ == "VBN" else root.lemma_
     return f"{subject} {negated}to {verb}{' ' + text_of(text, rest) if rest else ''}"
 
