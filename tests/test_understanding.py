@@ -694,6 +694,23 @@ def test_a_listed_noun_with_a_possessive_pronoun_is_asked_as_the_first_ones(embe
     assert owned in texts, texts
 
 
+@pytest.mark.parametrize(("question", "asked"), [
+    # the parse joins the owners: "the main types of [databases and their typical uses]"
+    ("What are the main types of databases and their typical uses?",
+     ["What are the main types of databases?", "What are the typical uses of databases?"]),
+    ("What are the main features of Rust and its biggest drawbacks?",
+     ["What are the main features of Rust?", "What are the biggest drawbacks of Rust?"]),
+    # the parse joins the attributes: "[the causes of inflation] and [its effects …]"
+    ("What are the causes of inflation and its effects on savings?",
+     ["What are the causes of inflation?", "What are the effects of inflation on savings?"]),
+])
+def test_an_attribute_and_what_its_owner_owns_are_two_questions(embed, question, asked):
+    # "What are the main types of typical uses?": the attribute was shared with the
+    # possessive's noun; "the causes of the causes of inflation" was researched as causal
+    _, texts = plan_of(question, embed)
+    assert texts == asked, texts
+
+
 def test_a_sentence_opens_only_where_one_can_end():
     # no closing punctuation, no line break: one sentence, whatever the model guesses
     one = parse("What are savepoints in PostgreSQL and how do they differ from nested transactions?")

@@ -35,6 +35,9 @@ from research_studio.understanding.distribute import (
     distributed_group,
     group_around,
     inverted_subject_group,
+    own_words,
+    owned_by_an_earlier_member,
+    owned_group,
     owns_an_attribute,
     per_action,
     preposition_group,
@@ -981,7 +984,8 @@ def _distributed(text: str, segment: Span, referent: str, inverted: list[str] | 
     and C"), or of each action it coordinates ("set up X and monitor its lag"); empty when
     it asks one thing of one thing. ``inverted``: the segment's ``inverted_subject_group``
     when the caller has it (it parses the question again for every run it tries)."""
-    group = distributed_group(text, segment) or preposition_group(text, segment)
+    group = distributed_group(text, segment) or owned_group(text, segment) \
+        or preposition_group(text, segment)
     if group is not None:
         return group.questions()
     if inverted is None:
@@ -1021,18 +1025,13 @@ def _object_pieces(text: str, target: Span, members: list, referent: str,
 
 def _owned_by_the_first(text: str, members: list) -> list[str]:
     """Coordinated nouns whose later members have a possessive pronoun of the third
-    person ("the main types of databases and their typical uses"): the pronoun stands for
-    the first, which is asked about, and each later member is asked as the first's ("the
-    typical uses of the main types of databases"); empty for any other list."""
-    if len(members) < 2 or not any(c.tag_ == "PRP$" and c.morph.get("Person") == ["3"]
-                                   for m in members[1:] for c in m.children):
+    person ("renewable energy sources and their costs"): the pronoun stands for the first,
+    which is asked about, and each later member is asked as the first's ("the costs of
+    renewable energy sources"); empty for any other list."""
+    if len(members) < 2 or not any(owned_by_an_earlier_member(m) for m in members[1:]):
         return []
-    def own_phrase(member: Token) -> Span:
-        others = {t.i for c in member.children if c.dep_ in ("conj", "cc") for t in c.subtree}
-        words = [t for t in member.subtree if t.i not in others and not t.is_punct]
-        return member.doc[words[0].i:words[-1].i + 1]
-    first = parts.clean_phrase(parts.text_of(text, list(own_phrase(members[0]))))
-    return [first, *(parts.resolve_pronouns(text, own_phrase(m), first).rstrip(" .?!;:")
+    first = parts.clean_phrase(parts.text_of(text, list(own_words(members[0]))))
+    return [first, *(parts.resolve_pronouns(text, own_words(m), first).rstrip(" .?!;:")
                      for m in members[1:])]
 
 

@@ -79,6 +79,51 @@ def owns_an_attribute(token: Token) -> bool:
             and prep.head.pos_ == "NOUN")
 
 
+def owned_by_an_earlier_member(member: Token) -> bool:
+    """A coordinated noun with a third-person possessive ("… and their typical uses")
+    belongs to what came before it, not to the attribute the group shares."""
+    return any(c.tag_ == "PRP$" and c.morph.get("Person") == ["3"] for c in member.children)
+
+
+def own_words(member: Token) -> Span:
+    """A coordinated noun's own phrase, without the members coordinated under it."""
+    others = {t.i for c in member.children if c.dep_ in ("conj", "cc") for t in c.subtree}
+    words = [t for t in member.subtree if t.i not in others and not t.is_punct]
+    return member.doc[words[0].i:words[-1].i + 1]
+
+
+def owned_group(text: str, span: Span) -> DistributedGroup | None:
+    """An attribute of something coordinated with what that thing owns asks two things:
+    the attribute, and each later member as the thing's. The parse joins either the
+    owners ("the main types of [databases and their typical uses]") or the attributes
+    ("[the causes of inflation] and [its effects on savings]"); either way the possessive
+    stands for the thing the first attribute is "of" ("the typical uses of databases",
+    "the effects of inflation on savings"). None for any other group."""
+    for token in span:
+        # the owner of the first attribute stands between the attributes, which are then
+        # no list by ``conjuncts_in_order``'s reading ("the causes of inflation and …")
+        members = conjuncts_in_order(token) if owns_an_attribute(token) \
+            else sorted([token, *token.conjuncts], key=lambda t: t.i)
+        if (token.dep_ == "conj" or not 2 <= len(members) <= MAX_MEMBERS
+                or any(m.i >= span.end for m in members) or _inside_relative_clause(token)
+                or not all(owned_by_an_earlier_member(m) for m in members[1:])):
+            continue
+        if owns_an_attribute(token):  # the owners are coordinated
+            attribute, owner = token.head.head, own_words(token)
+        else:  # the attributes are: the first's owner is the object of its "of"
+            attribute = token
+            owner = next((own_words(o) for p in token.children if p.dep_ == "prep" and p.lower_ == "of"
+                          for o in p.children if owns_an_attribute(o)), None)
+            if owner is None:
+                continue
+        start = span.doc[min(t.i for t in attribute.subtree)]
+        asked = text[start.idx:owner.end_char]
+        others = [resolve_pronouns(text, own_words(m), owner.text).rstrip(" .?!;:") for m in members[1:]]
+        return DistributedGroup(prefix=text[span.start_char:start.idx], members=[asked, *others],
+                                suffix=text[own_words(members[-1]).end_char:span.end_char])
+    return None
+
+
 def distributed_group(text: str, span: Span) -> DistributedGroup | None:
     """The coordinated nouns whose shared attribute the question asks ("the philosophies
     of A, B and C"): two to ``MAX_MEMBERS`` members listed together as the object of
@@ -96,6 +141,8 @@ def distributed_group(text: str, span: Span) -> DistributedGroup | None:
             continue
         if any(c.dep_ == "cc" and not c.is_alpha for m in members for c in m.children):
             continue  # "Romeo & Juliet", "Johnson & Johnson": a symbol joins one name
+        if any(owned_by_an_earlier_member(m) for m in members[1:]):
+            continue  # "the types of databases and their uses": not the types of their uses
         return group_around(text, span, members)
     return None
 
