@@ -719,6 +719,26 @@ def test_a_sentence_opens_only_where_one_can_end():
     assert [s.text for s in two.sents] == ["My backup failed.", "What should I check first?"]
 
 
+@pytest.mark.parametrize(("question", "verb", "subject"), [
+    ("Can a hard link cross filesystems?", "cross", "link"),
+    ("Can the server cache responses?", "cache", "server"),
+    ("Should a small team plan sprints?", "plan", "team"),
+    ("Can a foreign key reference a view?", "reference", "key"),
+    ("Could a single bad disk corrupt a RAID 5 array?", "corrupt", "disk"),
+])
+def test_a_modal_has_a_verb_where_the_parse_read_it_as_a_noun(question, verb, subject):
+    # "a hard link cross filesystems" was one noun phrase: a modal goes with a verb
+    doc = parse(question)
+    word = next(t for t in doc if t.text == verb)
+    assert word.pos_ == "VERB" and word.lemma_ == verb
+    assert [c.text for c in word.children if c.dep_ == "nsubj"] == [subject]
+
+
+def test_a_yes_no_question_with_a_verb_the_parse_missed_is_its_own_facet(embed):
+    _, texts = plan_of("What is a hard link, and can a hard link cross filesystems?", embed)
+    assert texts == ["What is a hard link?", "Can a hard link cross filesystems?"], texts
+
+
 def test_a_lower_case_name_in_an_objects_place_is_no_verb():
     doc = parse("How do I install nginx, and how do I configure it?")
     nginx = next(t for t in doc if t.text == "nginx")

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
+from lemminflect import getAllLemmas
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
@@ -37,6 +38,10 @@ NAME_STAND_IN = "Zorblax"
 # a name ("Compare stash, worktree and branch …"), even in lower case; after a subject the
 # word can only be the clause's verb.
 IMPERATIVE_SUBJECT = "You"
+# A verb parsed in place of a word the small model reads as a noun where a verb must stand
+# (``_with_the_verb_found``): transitive, in its base form, and never a noun, so that the
+# parse around it has a verb, its subject and its object.
+VERB_STAND_IN = "destroy"
 # Parts of speech a word written as a name is not.
 _NOT_NAMES = ("VERB", "AUX", "ADV", "PRON", "DET", "PART")
 
@@ -294,6 +299,50 @@ def _given_back(nlp: Language, doc: Doc, read: Sequence[Token], *,
                heads=[t.head.i - offset for t in read], deps=[t.dep_ for t in read], ents=ents)
 
 
+def _verbless_auxiliaries(doc: Doc) -> list[Token]:
+    """A modal asked before its subject whose clause the parse gives no verb:
+    its head is a noun ("Can a hard link cross filesystems?": "cross" read as part of
+    the noun phrase "a hard link cross filesystems") or an adjective ("Could a bad disk
+    corrupt an array?"). A modal goes with a verb. (A noun "do" supports is mended by
+    ``_verbs_read_as_nouns_after_do``.)"""
+    return [t for t in doc if t.dep_ == "aux" and t.tag_ == "MD"
+            and t.head.pos_ in ("NOUN", "PROPN", "ADJ") and t.i < t.head.i]
+
+
+def _could_be_the_verb(token: Token) -> bool:
+    """A word read as a singular noun or an adjective that is also a verb in its base
+    form ("cross", "cache", "plan"), and no determiner's noun ("a view")."""
+    return (token.tag_ in ("NN", "JJ") and token.i > 0 and token.doc[token.i - 1].pos_ != "DET"
+            and token.lower_ in getAllLemmas(token.lower_, upos="VERB").get("VERB", ()))
+
+
+def _with_the_verb_found(nlp: Language, doc: Doc) -> Doc:
+    """The parse with the clause's verb, where a modal has none (``_verbless_auxiliaries``):
+    the last word up to the modal's head, after the subject's first word, that could be the
+    verb and that, parsed as a verb (``VERB_STAND_IN`` in its place), heads the modal with
+    a noun for its subject and words after it ("Can a hard link cross filesystems?"; "Can
+    a foreign key reference a view?": "a view" is no verb, "a foreign" no subject). A word
+    with nothing after it ends the noun phrase of a question cut short, the verb yet to
+    come."""
+    for auxiliary in _verbless_auxiliaries(doc):
+        for word in reversed(doc[auxiliary.i + 2:auxiliary.head.i + 1]):
+            if not _could_be_the_verb(word):
+                continue
+            words = [VERB_STAND_IN if t.i == word.i else t.text for t in doc]
+            spaces = [bool(t.whitespace_) for t in doc]
+            read = _through_pipeline(nlp, Doc(nlp.vocab, words=words, spaces=spaces))
+            verb = read[word.i]
+            # after a modal the small model may tag the verb VBP; it is the base form
+            if verb.tag_ in ("VB", "VBP") and read[auxiliary.i].head == verb and any(
+                    c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN") for c in verb.children) \
+                    and any(not c.is_punct for c in verb.rights):
+                return _given_back(nlp, doc, list(read),
+                                   tags=[t.tag_ if t.i != word.i else "VB" for t in read],
+                                   morphs=[str(t.morph) if t.i != word.i else "VerbForm=Inf" for t in read],
+                                   lemmas=[t.lemma_ if t.i != word.i else word.lower_ for t in read])
+    return doc
+
+
 def _swallowed_imperative(lowered: Doc, openers: Sequence[Token], verbs: Sequence[Token]) -> bool:
     """The text's first word, in lower case, is still read as a modifier of the word after
     it ("compare" of "compare stash, worktree and branch", "compare YAML, …") or as a noun
@@ -510,6 +559,7 @@ def parse(text: str, judge_language: bool = True) -> Doc | None:
             i for i in _objects_read_as_verbs(doc) if doc[i].head.i not in gerunds]
         if names:
             doc = _with_names_read_as_names(nlp, doc, names)
+        doc = _with_the_verb_found(nlp, doc)
         _join_stray_conjuncts(doc)
         _join_listed_appositions(doc)
         _join_listed_siblings(doc)
