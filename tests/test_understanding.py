@@ -711,6 +711,26 @@ def test_an_attribute_and_what_its_owner_owns_are_two_questions(embed, question,
     assert texts == asked, texts
 
 
+@pytest.mark.parametrize(("question", "topic"), [
+    ("What is the best way to learn a new language as an adult?",
+     "the best way to learn a new language as an adult"),
+    ("What is the most effective way to reduce PostgreSQL bloat?",
+     "the most effective way to reduce PostgreSQL bloat"),
+])
+def test_the_infinitive_that_says_which_way_is_part_of_the_topic(embed, question, topic):
+    # "What are the main options for way?" researched ways of anything
+    structure, texts = plan_of(question, embed)
+    assert structure.topic == topic
+    assert all(topic in text for text in texts[1:]), texts
+
+
+def test_an_infinitive_opening_a_list_of_actions_is_no_part_of_the_topic(embed):
+    # guard (passes before the change too): "it" stays the key, not "Steps to generate …"
+    question = "Steps to generate an ed25519 key, add it to ssh-agent and copy it to a remote server?"
+    _, texts = plan_of(question, embed)
+    assert texts[1] == "Steps to add an ed25519 key to ssh-agent?", texts
+
+
 def test_a_sentence_opens_only_where_one_can_end():
     # no closing punctuation, no line break: one sentence, whatever the model guesses
     one = parse("What are savepoints in PostgreSQL and how do they differ from nested transactions?")

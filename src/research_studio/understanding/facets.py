@@ -742,10 +742,21 @@ def noun_phrase(text: str, chunk: Span, keep_article: bool = False) -> str:
     """The chunk without its article (a name keeps it), a superlative ("the best
     database" is about databases) or the asker's possessive, with compound words that
     follow it ("machine learning", when the parser hangs "learning" on the next word) and
-    the prepositional phrase that completes it ("the history of Lisbon")."""
+    the prepositional phrase or infinitive that completes it ("the history of Lisbon", "the
+    best way to learn a language")."""
     doc = chunk.doc
     first = chunk[0]
-    superlative = [t for t in chunk if "Sup" in t.morph.get("Degree")]
+    following = chunk.end
+    while following < len(doc) and doc[following].dep_ == "compound":
+        following += 1
+    # an infinitive after a noun with an article says which one ("the best way to learn a
+    # language", "a good idea to rewrite history"): a superlative then grades the phrase and
+    # stays. A bare noun's infinitive may open a list of actions, which completes nothing
+    # ("Steps to generate a key, add it to the agent and …")
+    infinitive = next((c for c in chunk.root.rights if c.dep_ in ("acl", "relcl")
+                       and c.left_edge.i == following and c.left_edge.tag_ == "TO"
+                       and first.morph.get("PronType") == ["Art"]), None)
+    superlative = [t for t in chunk if "Sup" in t.morph.get("Degree")] if infinitive is None else []
     # "the Roman Empire" keeps its article; with ``keep_article``, any phrase keeps one ("the
     # printing press"), but not another determiner ("this film"), nor one a dropped
     # superlative leaves behind
@@ -755,16 +766,15 @@ def noun_phrase(text: str, chunk: Span, keep_article: bool = False) -> str:
     # nor the asker's own "my", "our" ("my laptop" is about laptops)
     tokens = [t for t in chunk if not (dropped and t.i == first.i) and t not in superlative
               and not asker_possessive(t)]
-    following = chunk.end
-    while following < len(doc) and doc[following].dep_ == "compound":
-        tokens.append(doc[following])
-        following += 1
+    tokens += list(doc[chunk.end:following])
     for child in chunk.root.rights:
         # a preposition with no object of its own is stranded ("What is the staging area
         # for?"): it completes nothing
         if child.dep_ == "prep" and child.i == following and child.n_rights:
             tokens += list(child.subtree)
             break
+    else:
+        tokens += list(infinitive.subtree) if infinitive is not None else []
     phrase = text_of(text, tokens)
     if tokens[0].is_sent_start and tokens[0].pos_ == "DET" and chunk.root.pos_ != "PROPN":
         phrase = phrase[:1].lower() + phrase[1:]  # "The printing press …": not a name's "The"
