@@ -745,8 +745,10 @@ def test_a_sentence_opens_only_where_one_can_end():
     ("Should a small team plan sprints?", "plan", "team"),
     ("Can a foreign key reference a view?", "reference", "key"),
     ("Could a single bad disk corrupt a RAID 5 array?", "corrupt", "disk"),
+    # "do" hung on the next question's participle ("… record, how long are its entries kept")
+    ("What does the git reflog record, how long are its entries kept?", "record", "reflog"),
 ])
-def test_a_modal_has_a_verb_where_the_parse_read_it_as_a_noun(question, verb, subject):
+def test_an_auxiliary_has_a_verb_where_the_parse_read_it_as_a_noun(question, verb, subject):
     # "a hard link cross filesystems" was one noun phrase: a modal goes with a verb
     doc = parse(question)
     word = next(t for t in doc if t.text == verb)
@@ -754,9 +756,16 @@ def test_a_modal_has_a_verb_where_the_parse_read_it_as_a_noun(question, verb, su
     assert [c.text for c in word.children if c.dep_ == "nsubj"] == [subject]
 
 
-def test_a_yes_no_question_with_a_verb_the_parse_missed_is_its_own_facet(embed):
-    _, texts = plan_of("What is a hard link, and can a hard link cross filesystems?", embed)
-    assert texts == ["What is a hard link?", "Can a hard link cross filesystems?"], texts
+@pytest.mark.parametrize(("question", "asked"), [
+    ("What is a hard link, and can a hard link cross filesystems?",
+     ["What is a hard link?", "Can a hard link cross filesystems?"]),
+    ("What does the git reflog record, how long are its entries kept, and how do I recover a lost commit?",
+     ["What does the git reflog record?", "How long are the entries of the git reflog kept?",
+      "How do I recover a lost commit?"]),
+])
+def test_a_question_with_a_verb_the_parse_missed_is_its_own_facet(embed, question, asked):
+    _, texts = plan_of(question, embed)
+    assert texts == asked, texts
 
 
 def test_a_lower_case_name_in_an_objects_place_is_no_verb():

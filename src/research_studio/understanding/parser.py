@@ -40,8 +40,11 @@ NAME_STAND_IN = "Zorblax"
 IMPERATIVE_SUBJECT = "You"
 # A verb parsed in place of a word the small model reads as a noun where a verb must stand
 # (``_with_the_verb_found``): transitive, in its base form, and never a noun, so that the
-# parse around it has a verb, its subject and its object.
-VERB_STAND_IN = "destroy"
+# parse around it has a verb, its subject and its object. Of six such verbs tried on the
+# six questions of the tests ("include", "destroy", "contain", "affect", "use", "change"),
+# only this one was read as the verb with its subject in all six ("destroy": "the git
+# reflog destroy" gave "git" to "reflog").
+VERB_STAND_IN = "include"
 # Parts of speech a word written as a name is not.
 _NOT_NAMES = ("VERB", "AUX", "ADV", "PRON", "DET", "PART")
 
@@ -300,13 +303,15 @@ def _given_back(nlp: Language, doc: Doc, read: Sequence[Token], *,
 
 
 def _verbless_auxiliaries(doc: Doc) -> list[Token]:
-    """A modal asked before its subject whose clause the parse gives no verb:
-    its head is a noun ("Can a hard link cross filesystems?": "cross" read as part of
-    the noun phrase "a hard link cross filesystems") or an adjective ("Could a bad disk
-    corrupt an array?"). A modal goes with a verb. (A noun "do" supports is mended by
-    ``_verbs_read_as_nouns_after_do``.)"""
-    return [t for t in doc if t.dep_ == "aux" and t.tag_ == "MD"
-            and t.head.pos_ in ("NOUN", "PROPN", "ADJ") and t.i < t.head.i]
+    """An auxiliary asked before its subject whose clause the parse gives no verb it can
+    go with: a modal whose head is a noun ("Can a hard link cross filesystems?": "cross"
+    read as part of the noun phrase "a hard link cross filesystems") or an adjective
+    ("Could a bad disk corrupt an array?"); a "do" whose head is a past participle ("What
+    does the git reflog record, how long are its entries kept …": the parse joins the two
+    questions). A noun "do" supports is mended by ``_verbs_read_as_nouns_after_do``."""
+    return [t for t in doc if t.dep_ == "aux" and t.i < t.head.i and (
+        (t.tag_ == "MD" and t.head.pos_ in ("NOUN", "PROPN", "ADJ"))
+        or (t.lemma_ == "do" and t.head.tag_ == "VBN"))]
 
 
 def _could_be_the_verb(token: Token) -> bool:
@@ -319,11 +324,11 @@ def _could_be_the_verb(token: Token) -> bool:
 def _with_the_verb_found(nlp: Language, doc: Doc) -> Doc:
     """The parse with the clause's verb, where a modal has none (``_verbless_auxiliaries``):
     the last word up to the modal's head, after the subject's first word, that could be the
-    verb and that, parsed as a verb (``VERB_STAND_IN`` in its place), heads the modal with
-    a noun for its subject and words after it ("Can a hard link cross filesystems?"; "Can
-    a foreign key reference a view?": "a view" is no verb, "a foreign" no subject). A word
-    with nothing after it ends the noun phrase of a question cut short, the verb yet to
-    come."""
+    verb and that, parsed as a verb (``VERB_STAND_IN`` in its place), heads the auxiliary
+    with a noun for its subject and an object or a complement ("Can a hard link cross
+    filesystems?"; "Can a foreign key reference a view?": "a view" is no verb, "a foreign"
+    no subject; "What does the git reflog record, how long …"). A word with neither ends
+    the noun phrase of a question cut short, the verb yet to come."""
     for auxiliary in _verbless_auxiliaries(doc):
         for word in reversed(doc[auxiliary.i + 2:auxiliary.head.i + 1]):
             if not _could_be_the_verb(word):
@@ -335,7 +340,7 @@ def _with_the_verb_found(nlp: Language, doc: Doc) -> Doc:
             # after a modal the small model may tag the verb VBP; it is the base form
             if verb.tag_ in ("VB", "VBP") and read[auxiliary.i].head == verb and any(
                     c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN") for c in verb.children) \
-                    and any(not c.is_punct for c in verb.rights):
+                    and any(c.dep_ not in ("nsubj", "aux", "advmod", "punct") for c in verb.children):
                 return _given_back(nlp, doc, list(read),
                                    tags=[t.tag_ if t.i != word.i else "VB" for t in read],
                                    morphs=[str(t.morph) if t.i != word.i else "VerbForm=Inf" for t in read],
