@@ -731,6 +731,18 @@ def test_an_infinitive_opening_a_list_of_actions_is_no_part_of_the_topic(embed):
     assert texts[1] == "Steps to add an ed25519 key to ssh-agent?", texts
 
 
+@pytest.mark.parametrize(("question", "first"), [
+    ("What causes inflation, why does it matter for ordinary households, and what can central banks do "
+     "about it?", "What is known about what causes inflation?"),
+    ("Who invented radar, and how did it change the war?", "What is known about who invented radar?"),
+])
+def test_a_whole_question_too_short_to_research_alone_is_kept(embed, question, first):
+    # "What causes inflation" (three words) was dropped as a fragment: the plan lost it
+    _, texts = plan_of(question, embed)
+    assert_questions(texts)
+    assert texts[0] == first, texts
+
+
 def test_a_sentence_opens_only_where_one_can_end():
     # no closing punctuation, no line break: one sentence, whatever the model guesses
     one = parse("What are savepoints in PostgreSQL and how do they differ from nested transactions?")

@@ -944,6 +944,12 @@ def _asked_pieces(text: str, segment: Span, referent: str, templates: dict,
     elif too_short and (asked_about := _named_thing(segment, referent)):
         # "What is CRISPR, how does it work, …": the short question is about its own subject
         phrase = templates["phrase_facet"].format(facet=asked_about)
+    elif too_short and segment[0].tag_ in parts.WH_TAGS and segment[0].dep_.startswith("nsubj") \
+            and _names_a_thing(segment):
+        # "What causes inflation, why does it matter, …": a whole question, too short to
+        # research alone, is asked as what is known about it (its question word is its
+        # subject, so it reads the same embedded)
+        phrase = templates["phrase_facet"].format(facet=lowered_opening(phrase.rstrip(" ?"), segment[0]))
     inverted = inverted_subject_group(text, segment) if split else []
     if inverted:  # "Which ports do A, B and C use by default, and …?"
         return inverted
