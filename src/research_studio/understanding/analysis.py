@@ -169,9 +169,10 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         return replace(_structure(shorter, reread, scores, writing, embed),
                        text=text, research_question=research_question)
     facets = _segment_facets(by_segment) if split else []
-    if one_question and len(facets) == 1 and _asks_a_short_question(by_segment):
+    if one_question and facets and _asks_a_short_question(by_segment):
         # "Who wrote Hamlet and why is it still performed?": a question too short to stand
-        # alone ("Who wrote Hamlet?") is researched within the whole, beside the other
+        # alone ("Who wrote Hamlet?") is researched within the whole, beside the others
+        # ("What causes inflation, why does it matter …, and what can …?")
         facets = [Facet(text=_whole_question(text), source=text), *facets]
     offer = offered_at_the_end(text, doc) if one_question else None
     if offer is not None and len(offer.alternatives) > len(offered):
@@ -944,12 +945,6 @@ def _asked_pieces(text: str, segment: Span, referent: str, templates: dict,
     elif too_short and (asked_about := _named_thing(segment, referent)):
         # "What is CRISPR, how does it work, …": the short question is about its own subject
         phrase = templates["phrase_facet"].format(facet=asked_about)
-    elif too_short and segment[0].tag_ in parts.WH_TAGS and segment[0].dep_.startswith("nsubj") \
-            and _names_a_thing(segment):
-        # "What causes inflation, why does it matter, …": a whole question, too short to
-        # research alone, is asked as what is known about it (its question word is its
-        # subject, so it reads the same embedded)
-        phrase = templates["phrase_facet"].format(facet=lowered_opening(phrase.rstrip(" ?"), segment[0]))
     inverted = inverted_subject_group(text, segment) if split else []
     if inverted:  # "Which ports do A, B and C use by default, and …?"
         return inverted
