@@ -740,6 +740,15 @@ def test_a_short_question_among_several_is_researched_within_the_whole(embed):
                      "What can central banks do about inflation?"], texts
 
 
+def test_a_conjunction_hung_on_a_phrase_is_no_part_of_the_topic(embed):
+    # "… regarding streaming replication between two PostgreSQL 15 servers, and?"
+    structure, texts = plan_of("How do I set up streaming replication between two PostgreSQL 15 servers, "
+                               "and how can I check that the standby is keeping up?", embed)
+    assert structure.topic == "streaming replication between two PostgreSQL 15 servers"
+    assert_questions(texts)
+    assert not any(", and?" in text for text in texts), texts
+
+
 def test_a_sentence_opens_only_where_one_can_end():
     # no closing punctuation, no line break: one sentence, whatever the model guesses
     one = parse("What are savepoints in PostgreSQL and how do they differ from nested transactions?")

@@ -775,6 +775,11 @@ def noun_phrase(text: str, chunk: Span, keep_article: bool = False) -> str:
             break
     else:
         tokens += list(infinitive.subtree) if infinitive is not None else []
+    # a conjunction the parse hangs on the phrase's last noun joins the next clause ("…
+    # between two servers, and how can I check …"): no part of the phrase
+    tokens.sort(key=lambda t: t.i)
+    while len(tokens) > 1 and (tokens[-1].pos_ == "CCONJ" or tokens[-1].text in (",", ";")):
+        tokens.pop()
     phrase = text_of(text, tokens)
     if tokens[0].is_sent_start and tokens[0].pos_ == "DET" and chunk.root.pos_ != "PROPN":
         phrase = phrase[:1].lower() + phrase[1:]  # "The printing press …": not a name's "The"
