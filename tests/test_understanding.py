@@ -765,6 +765,9 @@ def test_a_sentence_opens_only_where_one_can_end():
     ("Could a single bad disk corrupt a RAID 5 array?", "corrupt", "disk"),
     # "do" hung on the next question's participle ("… record, how long are its entries kept")
     ("What does the git reflog record, how long are its entries kept?", "record", "reflog"),
+    # "did" read as the main verb, "collapse" as a noun of "in the West"
+    ("Why did the Roman Empire in the West collapse while the Eastern half lasted?", "collapse", "Empire"),
+    ("How did treatment for HIV evolve between 1985 and 2020?", "evolve", "treatment"),
 ])
 def test_an_auxiliary_has_a_verb_where_the_parse_read_it_as_a_noun(question, verb, subject):
     # "a hard link cross filesystems" was one noun phrase: a modal goes with a verb
@@ -780,8 +783,13 @@ def test_an_auxiliary_has_a_verb_where_the_parse_read_it_as_a_noun(question, ver
     ("What does the git reflog record, how long are its entries kept, and how do I recover a lost commit?",
      ["What does the git reflog record?", "How long are the entries of the git reflog kept?",
       "How do I recover a lost commit?"]),
+    ("How do Debian stable, testing and unstable differ, and which should I run on a server?",
+     ["Should I run Debian stable on a server?", "Should I run testing on a server?",
+      "Should I run unstable on a server?", "How do Debian stable, testing and unstable differ?"]),
 ])
 def test_a_question_with_a_verb_the_parse_missed_is_its_own_facet(embed, question, asked):
+    # the guard of the "do" read as the main verb: its subject stays the subject ("How do
+    # Debian stable, testing and unstable differ" keeps its items, not "How do Debian stable?")
     _, texts = plan_of(question, embed)
     assert texts == asked, texts
 

@@ -308,10 +308,20 @@ def _verbless_auxiliaries(doc: Doc) -> list[Token]:
     read as part of the noun phrase "a hard link cross filesystems") or an adjective
     ("Could a bad disk corrupt an array?"); a "do" whose head is a past participle ("What
     does the git reflog record, how long are its entries kept …": the parse joins the two
-    questions). A noun "do" supports is mended by ``_verbs_read_as_nouns_after_do``."""
-    return [t for t in doc if t.dep_ == "aux" and t.i < t.head.i and (
+    questions) or that is read as the main verb (``_do_without_its_verb``). A noun "do"
+    supports is mended by ``_verbs_read_as_nouns_after_do``."""
+    return [t for t in doc if (t.dep_ == "aux" and t.i < t.head.i and (
         (t.tag_ == "MD" and t.head.pos_ in ("NOUN", "PROPN", "ADJ"))
-        or (t.lemma_ == "do" and t.head.tag_ == "VBN"))]
+        or (t.lemma_ == "do" and t.head.tag_ == "VBN"))) or _do_without_its_verb(t)]
+
+
+def _do_without_its_verb(token: Token) -> bool:
+    """A finite "do" read as the main verb, asked before its subject and with no object
+    ("Why did the Roman Empire in the West collapse while …": "collapse" read as a noun
+    of "in the West"): it supports a verb the parse missed."""
+    return (token.lemma_ == "do" and token.dep_ == "ROOT" and token.tag_ in ("VBD", "VBZ", "VBP")
+            and any(c.dep_ == "nsubj" and c.i > token.i for c in token.children)
+            and not any(c.dep_ in ("dobj", "ccomp", "xcomp") for c in token.children))
 
 
 def _could_be_the_verb(token: Token) -> bool:
@@ -330,7 +340,10 @@ def _with_the_verb_found(nlp: Language, doc: Doc) -> Doc:
     no subject; "What does the git reflog record, how long …"). A word with neither ends
     the noun phrase of a question cut short, the verb yet to come."""
     for auxiliary in _verbless_auxiliaries(doc):
-        for word in reversed(doc[auxiliary.i + 2:auxiliary.head.i + 1]):
+        end = auxiliary.head.i + 1 if auxiliary.head.i > auxiliary.i else auxiliary.sent.end
+        # a "do" read as the main verb has its subject right: the verb found keeps it
+        subject = [c.i for c in auxiliary.children if c.dep_ == "nsubj"] if auxiliary.dep_ == "ROOT" else []
+        for word in reversed(doc[auxiliary.i + 2:end]):
             if not _could_be_the_verb(word):
                 continue
             words = [VERB_STAND_IN if t.i == word.i else t.text for t in doc]
@@ -339,7 +352,8 @@ def _with_the_verb_found(nlp: Language, doc: Doc) -> Doc:
             verb = read[word.i]
             # after a modal the small model may tag the verb VBP; it is the base form
             if verb.tag_ in ("VB", "VBP") and read[auxiliary.i].head == verb and any(
-                    c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN") for c in verb.children) \
+                    c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN") and c.i in (subject or [c.i])
+                    for c in verb.children) \
                     and any(c.dep_ not in ("nsubj", "aux", "advmod", "punct") for c in verb.children):
                 return _given_back(nlp, doc, list(read),
                                    tags=[t.tag_ if t.i != word.i else "VB" for t in read],
