@@ -71,8 +71,11 @@ def _opens_relative(token: Token) -> bool:
     """A relative word by its tag, or the first word of a relative clause whatever the
     tagger called it ("the river that/IN Orlam clans crossed")."""
     if token.tag_ in WH_TAGS:
-        # a capitalised one opens a title ("How I Met Your Mother"); "what artist" asks
-        return token.text[:1].islower() and token.dep_ != "det"
+        # a capitalised one opens a title ("How I Met Your Mother"); "what artist" asks;
+        # the first, of the main clause, asks the question after a phrase that sets its
+        # scene ("According to the manual, how do I pin a package?")
+        asks = token.head.dep_ == "ROOT" and not any(t.tag_ in WH_TAGS for t in token.doc[:token.i])
+        return token.text[:1].islower() and token.dep_ != "det" and not asks
     clause = next((t for t in token.ancestors if t.dep_ == "relcl"
                    and min(s.i for s in t.subtree) == token.i), None)
     return clause is not None and not (token.tag_ == "TO" and _is_what_is_asked(clause.head))

@@ -326,8 +326,9 @@ def contrasted_pair(doc: Doc, opening_only: bool = False) -> list[Token]:
         others = [t for t in _set_against(verb, prep.lower_) if _nominal(t)]
         # a head that is no noun is a name the tagger misread only where its phrase opens
         # the sentence ("React vs Vue", "git merge vs …"); "How does git merge differ from
-        # …" has no subject the parse found
-        headed = head.pos_ in _NOMINAL or (head.pos_ in _MISREAD_NAME and (
+        # …" has no subject the parse found; a preposition the parse makes of a participle
+        # ("According to the handbook, …") names nothing
+        headed = head.pos_ in _NOMINAL or (head.pos_ in _MISREAD_NAME and head.dep_ != "prep" and (
             _opens_the_sentence(head) or (named and head == root)))
         # the first object is the preposition's own ("A vs B"), not one found further on
         if others and others[0].i == min((c.i for c in prep.children), default=-1) and headed:
