@@ -762,6 +762,12 @@ def test_a_phrase_that_sets_the_scene_is_no_item_and_no_hop(embed, question):
     assert not any(text.startswith("How does According") for text in texts), texts
 
 
+def test_two_commands_set_against_each_other_are_compared_whatever_their_verbs(embed):
+    # "apply" was read as the verb: "git stash pop vs git stash apply" compared nothing
+    structure, _ = plan_of("git stash pop vs git stash apply", embed)
+    assert structure.kind == K.COMPARISON and structure.items == ["git stash pop", "git stash apply"]
+
+
 def test_a_sentence_opens_only_where_one_can_end():
     # no closing punctuation, no line break: one sentence, whatever the model guesses
     one = parse("What are savepoints in PostgreSQL and how do they differ from nested transactions?")

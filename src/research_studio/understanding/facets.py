@@ -321,6 +321,13 @@ def contrasted_pair(doc: Doc, opening_only: bool = False) -> list[Token]:
     for head in heads:
         verb = root if head in subjects else head
         prep = next((c for c in verb.children if c.dep_ == "prep" and c.i == verb.i + 1), None)
+        # "git stash pop vs git stash apply": the parse reads the second name as the verb and
+        # leaves the preposition after the first without an object; the pieces it cuts are
+        # the pair
+        stranded = next((c for c in head.children if c.dep_ == "prep" and c.i == head.i + 1
+                         and not any(c.children)), None) if head in subjects else None
+        if prep is None and stranded is not None and (pieces := _pieces_between(sentence, stranded, 1)):
+            return pieces
         if prep is None:
             continue
         others = [t for t in _set_against(verb, prep.lower_) if _nominal(t)]
@@ -336,15 +343,16 @@ def contrasted_pair(doc: Doc, opening_only: bool = False) -> list[Token]:
     return []
 
 
-def _pieces_between(sentence: Span, prep: Token) -> list[Token]:
+def _pieces_between(sentence: Span, prep: Token, fewest_cuts: int = 2) -> list[Token]:
     """The head of each phrase of an opening "A vs B vs C" (to a colon, a dash, another
     preposition or the sentence's end) cut at every occurrence of the preposition's word,
     whatever the tagger makes of the later ones ("git fetch vs git pull vs git clone:
-    …"); empty unless the word occurs twice or more and every piece is a short phrase."""
+    …"); empty unless the word occurs ``fewest_cuts`` times or more and every piece is a
+    short phrase."""
     doc = sentence.doc
     end = next((t.i for t in sentence if t.i > prep.i and t.text in LIST_INTRODUCERS), sentence.end)
     cuts = [t.i for t in doc[sentence.start:end] if t.lower_ == prep.lower_]
-    if len(cuts) < 2:
+    if len(cuts) < fewest_cuts:
         return []
     heads = []
     for start, stop in itertools.pairwise([sentence.start - 1, *cuts, end]):
