@@ -703,6 +703,14 @@ def test_a_listed_noun_with_a_possessive_pronoun_is_asked_as_the_first_ones(embe
     # the parse joins the attributes: "[the causes of inflation] and [its effects …]"
     ("What are the causes of inflation and its effects on savings?",
      ["What are the causes of inflation?", "What are the effects of inflation on savings?"]),
+    # the verb agrees with each ("What is the effects …")
+    ("What is the history of the printing press and its effects on literacy in Europe?",
+     ["What is the history of the printing press?",
+      "What are the effects of the printing press on literacy in Europe?"]),
+    # an instruction's object, or a query of the phrase alone
+    ("Explain the history of the printing press and its effects on literacy in Europe.",
+     ["What is known about the history of the printing press?",
+      "What is known about the effects of the printing press on literacy in Europe?"]),
 ])
 def test_an_attribute_and_what_its_owner_owns_are_two_questions(embed, question, asked):
     # "What are the main types of typical uses?": the attribute was shared with the

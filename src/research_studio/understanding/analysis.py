@@ -1008,6 +1008,9 @@ def _object_pieces(text: str, target: Span, members: list, referent: str,
     owned = _owned_by_the_first(text, members)
     if owned:  # "renewable energy sources and their costs"
         return owned
+    attribute = owned_group(text, target)
+    if attribute is not None:  # "the history of the printing press and its effects on …"
+        return attribute.questions()
     # "the costs, the effect on X, and lessons from Y", where the parse misses a member
     listed = serial_members(target)
     group = distributed_group(text, target) if len(members) < 2 else None

@@ -46,9 +46,14 @@ class DistributedGroup(NamedTuple):
     prefix: str
     members: list[str]
     suffix: str
+    # each member's own prefix where its verb agrees with it ("What is the history …",
+    # "What are the effects …"); empty: ``prefix`` for all
+    prefixes: tuple[str, ...] = ()
 
     def questions(self) -> list[str]:
-        return [f"{self.prefix}{member}{self.suffix}" for member in self.members]
+        prefixes = self.prefixes or (self.prefix,) * len(self.members)
+        return [f"{prefix}{member}{self.suffix}"
+                for prefix, member in zip(prefixes, self.members, strict=True)]
 
     def template(self) -> str:
         """The question with ``{item}`` where a member stands (braces of the text escaped)."""
@@ -119,9 +124,25 @@ def owned_group(text: str, span: Span) -> DistributedGroup | None:
         start = span.doc[min(t.i for t in attribute.subtree)]
         asked = text[start.idx:owner.end_char]
         others = [resolve_pronouns(text, own_words(m), owner.text).rstrip(" .?!;:") for m in members[1:]]
-        return DistributedGroup(prefix=text[span.start_char:start.idx], members=[asked, *others],
-                                suffix=text[own_words(members[-1]).end_char:span.end_char])
+        prefix = text[span.start_char:start.idx]
+        heads = [attribute, *members[1:]]
+        return DistributedGroup(prefix=prefix, members=[asked, *others],
+                                suffix=text[own_words(members[-1]).end_char:span.end_char],
+                                prefixes=tuple(_agreeing(prefix, span, head) for head in heads))
     return None
+
+
+def _agreeing(prefix: str, span: Span, head: Token) -> str:
+    """The words before a member with a "be" among them agreeing with the member's noun
+    ("What is" before "the effects …" is "What are")."""
+    verb = next((t for t in span if t.lemma_ == "be" and t.idx < span.start_char + len(prefix)), None)
+    if verb is None:
+        return prefix
+    plural = head.tag_ in ("NNS", "NNPS")
+    word = ("were" if plural else "was") if verb.tag_ == "VBD" else ("are" if plural else "is")
+    word = word[:1].upper() + word[1:] if verb.text[:1].isupper() else word
+    at = verb.idx - span.start_char
+    return prefix[:at] + word + prefix[at + len(verb.text):]
 
 
 def distributed_group(text: str, span: Span) -> DistributedGroup | None:
