@@ -776,6 +776,17 @@ def test_two_commands_set_against_each_other_are_compared_whatever_their_verbs(e
     assert structure.kind == K.COMPARISON and structure.items == ["git stash pop", "git stash apply"]
 
 
+@pytest.mark.parametrize(("question", "dimension"), [
+    ("Compare the healthcare systems of the United States, Canada, Germany and the United Kingdom and "
+     "their costs per person.", "costs per person"),
+    ("Compare the economies of Japan and Germany and their growth rates.", "growth rates"),
+])
+def test_what_the_compared_attribute_owns_is_compared_whole(embed, question, dimension):
+    # "compare in costs and person", "compare in rates": the owned phrase was cut into nouns
+    structure, _ = plan_of(question, embed)
+    assert structure.dimensions == [dimension]
+
+
 def test_a_sentence_opens_only_where_one_can_end():
     # no closing punctuation, no line break: one sentence, whatever the model guesses
     one = parse("What are savepoints in PostgreSQL and how do they differ from nested transactions?")

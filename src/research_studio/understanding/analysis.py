@@ -542,6 +542,11 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
         # "Compare the economies of Japan and Germany" compares each one's economy
         attribute = _one_of(text, group[0].head.head)
         items = [f"the {attribute} of {item}" for item in items]
+        # "… and their costs per person": what each one's attribute owns, compared on
+        owned = [m for m in group[0].head.head.conjuncts if owned_by_an_earlier_member(m)]
+        if owned:
+            dimensions, each = [parts.text_of(text, [t for t in own_words(m) if t.dep_ != "poss"])
+                                for m in owned], True
     if openers:  # the questions asked after the group, each placed beside the items
         facets = [_placed(f, opener, items, embed) for f, opener in zip(facets, openers, strict=True)]
     return QuestionStructure(kind=K.COMPARISON, items=items, facets=facets, purpose=purpose,
