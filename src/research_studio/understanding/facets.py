@@ -598,7 +598,8 @@ def _has_main_verb(span: Span) -> bool:
     what follows it."""
     def relative(token: Token) -> bool:
         return any(t.dep_ in ("relcl", "acl") for t in (token, *token.ancestors))
-    return any(t.pos_ in ("VERB", "AUX") and not relative(t) for t in span)
+    # nor a participle the parse makes a preposition ("According to the handbook, how …")
+    return any(t.pos_ in ("VERB", "AUX") and t.dep_ != "prep" and not relative(t) for t in span)
 
 
 def _inverted(token: Token) -> bool:
