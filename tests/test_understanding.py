@@ -790,6 +790,19 @@ def test_what_the_compared_attribute_owns_is_compared_whole(embed, question, dim
     assert structure.dimensions == [dimension]
 
 
+@pytest.mark.parametrize(("question", "together"), [
+    ("My doctor mentioned metformin and semaglutide. What are the pros and cons of each, and can they be "
+     "taken together?", "Can metformin and semaglutide be taken together?"),
+    ("Compare Redis and Memcached: how do they handle eviction, and can they be used together?",
+     "Can Redis and Memcached be used together?"),
+])
+def test_a_plural_subject_that_stands_for_the_items_together_is_asked_of_the_group(embed, question, together):
+    # "Can metformin be taken together?" asked each item alone
+    _, texts = plan_of(question, embed)
+    assert texts[-1] == together, texts
+    assert not any(t.endswith(" together?") and t != together for t in texts), texts
+
+
 def test_a_sentence_opens_only_where_one_can_end():
     # no closing punctuation, no line break: one sentence, whatever the model guesses
     one = parse("What are savepoints in PostgreSQL and how do they differ from nested transactions?")

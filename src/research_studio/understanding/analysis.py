@@ -45,6 +45,7 @@ from research_studio.understanding.distribute import (
 )
 from research_studio.understanding.embedded import lowered_opening
 from research_studio.understanding.kinds import (
+    TOGETHER_MARGIN,
     Embed,
     asker_judges,
     asks_for_effects,
@@ -516,8 +517,13 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
     openers = []
     for segment in segments:  # "… : what is each one good for?" asks the same of every item
         if parts.asks(segment) and not {t.i for t in segment} & grouped:
-            facets.append(Facet(text=parts.as_question(parts.per_item(text, segment)),
-                                source=segment.text))
+            asked = parts.per_item(text, segment)
+            # "can they be taken together?" asks of the items together, not of each
+            together = parts.asked_of_them_together(text, segment) \
+                if "{item}" in asked and embed is not None else ""
+            if together and asks_of_the_group(segment.text, embed, TOGETHER_MARGIN):
+                asked = together
+            facets.append(Facet(text=parts.as_question(asked), source=segment.text))
             asked_later.append(segment.start)
             openers.append(segment[0])
     purpose = parts.purpose_phrase(text, doc, compared) or purpose_before

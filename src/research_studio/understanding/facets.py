@@ -1058,6 +1058,17 @@ def per_item(text: str, span: Span) -> str:
     return _asked_of_one(text, span, standing[0])
 
 
+def asked_of_them_together(text: str, span: Span) -> str:
+    """``span`` with ``{items}`` in place of the plural pronoun that is its subject and
+    stands for the items ("can they be taken together" → "can {items} be taken
+    together"); empty when it has none. ``per_item`` asks such a question of each item;
+    the caller, which can judge what the question asks, takes this where it asks of the
+    group."""
+    subject = next((t for t in span if t.dep_ in ITEM_ROLES and t.dep_.startswith("nsubj")
+                    and stands_for_items(t) and _the_group(t)), None)
+    return _asked_of_the_group(text, span, subject) if subject is not None else ""
+
+
 def _the_group(token: Token) -> bool:
     """A plural pronoun, personal or demonstrative ("them", "they", "those")."""
     kinds = token.morph.get("PronType")

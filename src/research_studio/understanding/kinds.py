@@ -13,8 +13,8 @@ from typing import NamedTuple
 
 from research_studio.understanding.exemplars import Embed, exemplar_scores
 
-__all__ = ["AskerJudges", "Embed", "asker_judges", "asks_for_effects", "asks_of_the_group", "kind_scores",
-           "writing_flags", "writing_judge"]
+__all__ = ["TOGETHER_MARGIN", "AskerJudges", "Embed", "asker_judges", "asks_for_effects", "asks_of_the_group",
+           "kind_scores", "writing_flags", "writing_judge"]
 
 # An instruction's object reads as a piece of writing ("a research paper") rather than a
 # subject ("the price dynamics") when it is closer to the writing exemplars by this much.
@@ -56,13 +56,25 @@ WISH_MARGIN = 0.05
 # are they?" +0.44) and 14 per-item ones trail by 0.06 or more; "What does the community
 # say?" (+0.05) reads either way.
 GROUP_MARGIN = 0.0
+# A question whose subject is a plural pronoun standing for the compared items ("can they
+# be taken together?") is asked of each item ("Can X be taken …?") unless it reads as
+# about them together by at least this much: there, each reading is grammatical, and a
+# question each item answers is only read for the group when it clearly is one. On 12
+# such questions written as a check (one typed twice, in lower and upper case), the six
+# about the group lead by 0.21 or more ("Can they be used at the same time?" +0.21, "Can
+# they be taken together?" +0.49) and the six each item answers by at most +0.09 ("How
+# fast are they?"); of four more, "Are they noisy at night?" (+0.09), "Are they cheaper to
+# run?" (+0.01) and "How do they differ in learning curve?" (+0.12) stay asked of each, as
+# before.
+TOGETHER_MARGIN = 0.15
 
 
-def asks_of_the_group(question: str, embed: Embed) -> bool:
+def asks_of_the_group(question: str, embed: Embed, margin: float = GROUP_MARGIN) -> bool:
     """The question asks about the compared items together ("What is the difference?",
-    "Which is faster?"), not something each answers alone ("What are the trade-offs?")."""
+    "Which is faster?"), not something each answers alone ("What are the trade-offs?"),
+    by ``margin`` or more."""
     [scores] = exemplar_scores([question], embed, "question_kinds", "group_questions")
-    return scores["together"] - scores["each"] >= GROUP_MARGIN
+    return scores["together"] - scores["each"] >= margin
 
 
 def kind_scores(question: str, embed: Embed) -> dict[str, float]:
