@@ -822,6 +822,7 @@ def test_a_sentence_opens_only_where_one_can_end():
     # "did" read as the main verb, "collapse" as a noun of "in the West"
     ("Why did the Roman Empire in the West collapse while the Eastern half lasted?", "collapse", "Empire"),
     ("How did treatment for HIV evolve between 1985 and 2020?", "evolve", "treatment"),
+    ("Does a hard link cross filesystems?", "cross", "link"),  # "filesystems" read as the subject
 ])
 def test_an_auxiliary_has_a_verb_where_the_parse_read_it_as_a_noun(question, verb, subject):
     # "a hard link cross filesystems" was one noun phrase: a modal goes with a verb

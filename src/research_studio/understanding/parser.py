@@ -332,18 +332,24 @@ def _could_be_the_verb(token: Token) -> bool:
 
 
 def _with_the_verb_found(nlp: Language, doc: Doc) -> Doc:
-    """The parse with the clause's verb, where a modal has none (``_verbless_auxiliaries``):
-    the last word up to the modal's head, after the subject's first word, that could be the
-    verb and that, parsed as a verb (``VERB_STAND_IN`` in its place), heads the auxiliary
+    """The parse with the clause's verb, where an auxiliary has none
+    (``_verbless_auxiliaries``): the last word up to its head (the sentence's end, for a
+    "do" read as the main verb), after the subject's first word, that could be the verb
+    and that, parsed as a verb (``VERB_STAND_IN`` in its place), heads the auxiliary
     with a noun for its subject and an object or a complement ("Can a hard link cross
     filesystems?"; "Can a foreign key reference a view?": "a view" is no verb, "a foreign"
     no subject; "What does the git reflog record, how long …"). A word with neither ends
     the noun phrase of a question cut short, the verb yet to come."""
     for auxiliary in _verbless_auxiliaries(doc):
         end = auxiliary.head.i + 1 if auxiliary.head.i > auxiliary.i else auxiliary.sent.end
-        # a "do" read as the main verb has its subject right: the verb found keeps it
-        subject = [c.i for c in auxiliary.children if c.dep_ == "nsubj"] if auxiliary.dep_ == "ROOT" else []
-        for word in reversed(doc[auxiliary.i + 2:end]):
+        # a "do" read as the main verb whose subject could be the verb has it there ("How do
+        # Debian stable, testing and unstable differ": "differ" read as the subject), and
+        # no other word is tried
+        subject = next((c for c in auxiliary.children if c.dep_ == "nsubj"), None) \
+            if auxiliary.dep_ == "ROOT" else None
+        words_tried = [subject] if subject is not None and _could_be_the_verb(subject) \
+            else reversed(doc[auxiliary.i + 2:end])
+        for word in words_tried:
             if not _could_be_the_verb(word):
                 continue
             words = [VERB_STAND_IN if t.i == word.i else t.text for t in doc]
@@ -352,8 +358,7 @@ def _with_the_verb_found(nlp: Language, doc: Doc) -> Doc:
             verb = read[word.i]
             # after a modal the small model may tag the verb VBP; it is the base form
             if verb.tag_ in ("VB", "VBP") and read[auxiliary.i].head == verb and any(
-                    c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN") and c.i in (subject or [c.i])
-                    for c in verb.children) \
+                    c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN") for c in verb.children) \
                     and any(c.dep_ not in ("nsubj", "aux", "advmod", "punct") for c in verb.children):
                 return _given_back(nlp, doc, list(read),
                                    tags=[t.tag_ if t.i != word.i else "VB" for t in read],
