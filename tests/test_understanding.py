@@ -803,6 +803,14 @@ def test_a_plural_subject_that_stands_for_the_items_together_is_asked_of_the_gro
     assert not any(t.endswith(" together?") and t != together for t in texts), texts
 
 
+def test_a_compared_pronoun_is_what_it_stands_for(embed):
+    # "As for it, what is a BRIN index?", "How do it and B-tree differ …?"
+    question = "What is a BRIN index, and should I use it or a B-tree for time-series data?"
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.items[0] == "a BRIN index", structure.items
+    assert "What is a BRIN index?" in texts and not any("it," in t or " it " in t for t in texts[1:]), texts
+
+
 def test_a_sentence_opens_only_where_one_can_end():
     # no closing punctuation, no line break: one sentence, whatever the model guesses
     one = parse("What are savepoints in PostgreSQL and how do they differ from nested transactions?")

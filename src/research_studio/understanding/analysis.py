@@ -505,6 +505,11 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
     if asked_at is not None:  # "A vs B: which should I use …?" is asked itself
         common = {**common, "asks_itself": True}
     items = parts.member_phrases(text, group)
+    if any(_stands_for_something(m) for m in group):
+        # "What is a BRIN index, and should I use it or a B-tree …?": "it" is the BRIN index
+        referent = parts.topic(text, doc, {t.i for m in group for t in m.subtree})
+        items = [referent if _stands_for_something(m) and referent else item
+                 for m, item in zip(group, items, strict=True)]
     head = parts.shared_head(group)
     if head is not None and items[-1].split()[-1] == head.text:
         head = None  # the last member took it as its own word ("git clone and git init")
@@ -558,6 +563,12 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
     return QuestionStructure(kind=K.COMPARISON, items=items, facets=facets, purpose=purpose,
                              dimensions=dimensions, dimensions_listed=each,
                              topic=parts.topic(text, doc, grouped), **common)
+
+
+def _stands_for_something(member: Token) -> bool:
+    """A compared member that is a pronoun of the third person ("it", "them"): it stands
+    for something named before."""
+    return member.pos_ == "PRON" and member.morph.get("Person") == ["3"]
 
 
 def _placed(facet: Facet, opener: Token, items: list[str], embed: Embed | None) -> Facet:
