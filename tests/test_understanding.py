@@ -857,6 +857,15 @@ def test_a_question_with_a_verb_the_parse_missed_is_its_own_facet(embed, questio
     assert texts == asked, texts
 
 
+def test_a_gerund_that_took_the_verb_for_its_object_is_part_of_the_subject(embed):
+    # "how CRISPR gene editing works": "editing" read as the verb, "works" as its object
+    doc = parse("Explain how CRISPR gene editing works and what ethical concerns it raises.")
+    works = next(t for t in doc if t.text == "works")
+    assert works.pos_ == "VERB" and [c.text for c in works.children if c.dep_ == "nsubj"] == ["editing"]
+    _, texts = plan_of("Explain how CRISPR gene editing works and what ethical concerns it raises.", embed)
+    assert texts[-1] == "What is known about what ethical concerns CRISPR gene editing raises?", texts
+
+
 def test_a_lower_case_name_in_an_objects_place_is_no_verb():
     doc = parse("How do I install nginx, and how do I configure it?")
     nginx = next(t for t in doc if t.text == "nginx")

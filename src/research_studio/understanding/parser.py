@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
-from lemminflect import getAllLemmas
+from lemminflect import getAllLemmas, getInflection
 from spacy.language import Language
 from spacy.tokens import Doc, Token
 
@@ -256,7 +256,25 @@ def _gerunds_read_as_verbs(doc: Doc) -> list[int]:
     work?": "caching" the root, "work" its object). "Do" never supports a participle: the
     word is the gerund subject, read as a name would be, so that the verb after it is the
     verb."""
-    return [t.i for t in doc if t.tag_ == "VBG" and t.dep_ == "ROOT" and supported_by_do(t)]
+    return [t.i for t in doc if t.tag_ == "VBG" and (
+        (t.dep_ == "ROOT" and supported_by_do(t)) or _takes_the_verb_for_its_object(t))]
+
+
+def _takes_the_verb_for_its_object(gerund: Token) -> bool:
+    """A word in -ing with a subject and no auxiliary, whose object is a plural noun that is
+    also a verb's third person singular ("how CRISPR gene editing works": "editing" read
+    as the verb, "works" its object): no progressive goes without "be", so the gerund is
+    part of the subject and the other word the verb."""
+    return (any(c.dep_ == "nsubj" for c in gerund.children)
+            and not any(c.dep_ in ("aux", "auxpass") for c in gerund.children)
+            and any(c.dep_ == "dobj" and c.tag_ == "NNS" and c.lower_ in _third_singular_forms(c)
+                    for c in gerund.children))
+
+
+def _third_singular_forms(token: Token) -> tuple[str, ...]:
+    """The word's readings as a verb's third person singular ("works" of "work")."""
+    return tuple(form for lemma in getAllLemmas(token.lower_, upos="VERB").get("VERB", ())
+                 for form in getInflection(lemma, tag="VBZ") or ())
 
 
 def _objects_read_as_verbs(doc: Doc) -> list[int]:
