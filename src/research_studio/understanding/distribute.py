@@ -133,14 +133,13 @@ def owned_group(text: str, span: Span) -> DistributedGroup | None:
 
 
 def _agreeing(prefix: str, span: Span, head: Token) -> str:
-    """The words before a member with a "be" among them agreeing with the member's noun
-    ("What is" before "the effects …" is "What are")."""
-    verb = next((t for t in span if t.lemma_ == "be" and t.idx < span.start_char + len(prefix)), None)
+    """The words before a member with their verb agreeing with the member's noun ("What
+    is" before "the effects …" is "What are"; "How does" before "the costs" is "How do")."""
+    before = span.start_char + len(prefix)
+    verb = next((t for t in span if t.pos_ in ("AUX", "VERB") and t.idx < before), None)
     if verb is None:
         return prefix
-    plural = head.tag_ in ("NNS", "NNPS")
-    word = ("were" if plural else "was") if verb.tag_ == "VBD" else ("are" if plural else "is")
-    word = word[:1].upper() + word[1:] if verb.text[:1].isupper() else word
+    word = _plural(verb) if head.tag_ in ("NNS", "NNPS") else _singular(verb)
     at = verb.idx - span.start_char
     return prefix[:at] + word + prefix[at + len(verb.text):]
 
@@ -196,6 +195,21 @@ def _singular(verb: Token) -> str:
     if not forms:
         return verb.text
     word = forms[0]
+    return word[:1].upper() + word[1:] if verb.text[:1].isupper() else word
+
+
+def _plural(verb: Token) -> str:
+    """The verb for a plural subject ("is" → "are", "does" → "do", "was" → "were"), in the
+    case it is written; unchanged where its form does not vary."""
+    if verb.tag_ == "VBZ":
+        forms = getInflection(verb.lemma_, tag="VBP")
+    elif verb.tag_ == "VBD" and verb.lemma_ == "be":
+        forms = getInflection(verb.lemma_, tag="VBD")
+    else:
+        forms = None
+    if not forms:
+        return verb.text
+    word = forms[-1]  # "are", not "am"; "were", not "was"
     return word[:1].upper() + word[1:] if verb.text[:1].isupper() else word
 
 

@@ -253,9 +253,10 @@ def supported_by_do(token: Token) -> bool:
 
 def _gerunds_read_as_verbs(doc: Doc) -> list[int]:
     """Words in -ing parsed as the sentence's verb, supported by "do" ("How does caching
-    work?": "caching" the root, "work" its object). "Do" never supports a participle: the
-    word is the gerund subject, read as a name would be, so that the verb after it is the
-    verb."""
+    work?": "caching" the root, "work" its object), or with a subject and the verb for its
+    object (``_takes_the_verb_for_its_object``). "Do" never supports a participle, nor does
+    a progressive go without "be": the word is the gerund subject, read as a name would be,
+    so that the verb after it is the verb."""
     return [t.i for t in doc if t.tag_ == "VBG" and (
         (t.dep_ == "ROOT" and supported_by_do(t)) or _takes_the_verb_for_its_object(t))]
 
