@@ -9,7 +9,7 @@ question with no structure to split.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -505,11 +505,11 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
     if asked_at is not None:  # "A vs B: which should I use …?" is asked itself
         common = {**common, "asks_itself": True}
     items = parts.member_phrases(text, group)
-    if any(_stands_for_something(m) for m in group):
+    grouped = {t.i for m in group for t in m.subtree}
+    topic = parts.topic(text, doc, grouped)
+    if topic and _third_person(group):
         # "What is a BRIN index, and should I use it or a B-tree …?": "it" is the BRIN index
-        referent = parts.topic(text, doc, {t.i for m in group for t in m.subtree})
-        items = [referent if _stands_for_something(m) and referent else item
-                 for m, item in zip(group, items, strict=True)]
+        items = [topic if _third_person([m]) else item for m, item in zip(group, items, strict=True)]
     head = parts.shared_head(group)
     if head is not None and items[-1].split()[-1] == head.text:
         head = None  # the last member took it as its own word ("git clone and git init")
@@ -518,7 +518,6 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
     # what follows the compared phrase follows its shared noun, when it has one
     compared = [head] if head is not None else group
     facets, asked_later = [], []
-    grouped = {t.i for m in group for t in m.subtree}
     openers = []
     for segment in segments:  # "… : what is each one good for?" asks the same of every item
         if parts.asks(segment) and not {t.i for t in segment} & grouped:
@@ -561,14 +560,7 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
     if openers:  # the questions asked after the group, each placed beside the items
         facets = [_placed(f, opener, items, embed) for f, opener in zip(facets, openers, strict=True)]
     return QuestionStructure(kind=K.COMPARISON, items=items, facets=facets, purpose=purpose,
-                             dimensions=dimensions, dimensions_listed=each,
-                             topic=parts.topic(text, doc, grouped), **common)
-
-
-def _stands_for_something(member: Token) -> bool:
-    """A compared member that is a pronoun of the third person ("it", "them"): it stands
-    for something named before."""
-    return member.pos_ == "PRON" and member.morph.get("Person") == ["3"]
+                             dimensions=dimensions, dimensions_listed=each, topic=topic, **common)
 
 
 def _placed(facet: Facet, opener: Token, items: list[str], embed: Embed | None) -> Facet:
@@ -982,7 +974,7 @@ def _names_a_thing(span: Span) -> bool:
     return any(t.pos_ in ("NOUN", "PROPN") for t in span)
 
 
-def _third_person(span: Span) -> bool:
+def _third_person(span: Iterable[Token]) -> bool:
     """A pronoun of the third person is in it, which stands for something named before."""
     return any(t.pos_ == "PRON" and t.morph.get("Person") == ["3"] for t in span)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from lemminflect import getAllLemmas, getInflection
+from lemminflect import getAllLemmas
 from spacy.tokens import Span, Token
 
 from research_studio.understanding.facets import (
@@ -23,6 +23,7 @@ from research_studio.understanding.facets import (
     resolve_pronouns,
     text_of,
     verb_form,
+    verb_in_number,
 )
 from research_studio.understanding.parser import contrasting_conjunct, parse
 from research_studio.understanding.serial import next_referent, opens_a_question, serial_members
@@ -105,15 +106,16 @@ def owned_group(text: str, span: Span) -> DistributedGroup | None:
     stands for the thing the first attribute is "of" ("the typical uses of databases",
     "the effects of inflation on savings"). None for any other group."""
     for token in span:
+        owners = owns_an_attribute(token)  # else the attributes are coordinated
         # the owner of the first attribute stands between the attributes, which are then
         # no list by ``conjuncts_in_order``'s reading ("the causes of inflation and …")
-        members = conjuncts_in_order(token) if owns_an_attribute(token) \
+        members = conjuncts_in_order(token) if owners \
             else sorted([token, *token.conjuncts], key=lambda t: t.i)
         if (token.dep_ == "conj" or not 2 <= len(members) <= MAX_MEMBERS
                 or any(m.i >= span.end for m in members) or _inside_relative_clause(token)
                 or not all(owned_by_an_earlier_member(m) for m in members[1:])):
             continue
-        if owns_an_attribute(token):  # the owners are coordinated
+        if owners:
             attribute, owner = token.head.head, own_words(token)
         else:  # the attributes are: the first's owner is the object of its "of"
             attribute = token
@@ -139,7 +141,7 @@ def _agreeing(prefix: str, span: Span, head: Token) -> str:
     verb = next((t for t in span if t.pos_ in ("AUX", "VERB") and t.idx < before), None)
     if verb is None:
         return prefix
-    word = _plural(verb) if head.tag_ in ("NNS", "NNPS") else _singular(verb)
+    word = verb_in_number(verb, plural=head.tag_ in ("NNS", "NNPS"))
     at = verb.idx - span.start_char
     return prefix[:at] + word + prefix[at + len(verb.text):]
 
@@ -181,36 +183,6 @@ def preposition_group(text: str, span: Span) -> DistributedGroup | None:
         return DistributedGroup(prefix=text[span.start_char:first.idx], members=[first.text, second.text],
                                 suffix=text[second.idx + len(second.text):span.end_char])
     return None
-
-
-def _singular(verb: Token) -> str:
-    """The verb for one third-person subject ("were" → "was", "do" → "does"), in the case
-    it is written; unchanged where its form does not vary ("did", "founded")."""
-    if verb.tag_ == "VBP":
-        forms = getInflection(verb.lemma_, tag="VBZ")
-    elif verb.tag_ == "VBD" and verb.lemma_ == "be":  # the one past tense with a number
-        forms = getInflection(verb.lemma_, tag="VBD")
-    else:
-        forms = None
-    if not forms:
-        return verb.text
-    word = forms[0]
-    return word[:1].upper() + word[1:] if verb.text[:1].isupper() else word
-
-
-def _plural(verb: Token) -> str:
-    """The verb for a plural subject ("is" → "are", "does" → "do", "was" → "were"), in the
-    case it is written; unchanged where its form does not vary."""
-    if verb.tag_ == "VBZ":
-        forms = getInflection(verb.lemma_, tag="VBP")
-    elif verb.tag_ == "VBD" and verb.lemma_ == "be":
-        forms = getInflection(verb.lemma_, tag="VBD")
-    else:
-        forms = None
-    if not forms:
-        return verb.text
-    word = forms[-1]  # "are", not "am"; "were", not "was"
-    return word[:1].upper() + word[1:] if verb.text[:1].isupper() else word
 
 
 def _subject_members(subjects: list[Token]) -> list[Span]:
@@ -261,7 +233,8 @@ def subject_group(text: str, span: Span) -> list[str]:
                 at = finite[0].idx - span.start_char
                 if finite[0].idx > start:
                     at += len(own) - (end - start)
-                question = question[:at] + _singular(finite[0]) + question[at + len(finite[0].text):]
+                agreeing = verb_in_number(finite[0], plural=False)
+                question = question[:at] + agreeing + question[at + len(finite[0].text):]
             questions.append(question)
         return questions
     return []
@@ -302,7 +275,7 @@ def inverted_subject_group(text: str, span: Span) -> list[str]:
     at = aux.idx - span.start_char
     questions = []
     for member in members:
-        verb = aux.text if member.root.tag_ in ("NNS", "NNPS") else _singular(read)
+        verb = aux.text if member.root.tag_ in ("NNS", "NNPS") else verb_in_number(read, plural=False)
         questions.append(prefix[:at] + verb + prefix[at + len(aux.text):]
                          + text[member.start_char:member.end_char] + suffix)
     return questions

@@ -321,14 +321,14 @@ def contrasted_pair(doc: Doc, opening_only: bool = False) -> list[Token]:
     for head in heads:
         verb = root if head in subjects else head
         prep = next((c for c in verb.children if c.dep_ == "prep" and c.i == verb.i + 1), None)
-        # "git stash pop vs git stash apply": the parse reads the second name as the verb and
-        # leaves the preposition after the first without an object; the pieces it cuts are
-        # the pair
-        stranded = next((c for c in head.children if c.dep_ == "prep" and c.i == head.i + 1
-                         and not any(c.children)), None) if head in subjects else None
-        if prep is None and stranded is not None and (pieces := _pieces_between(sentence, stranded, 1)):
-            return pieces
         if prep is None:
+            # "git stash pop vs git stash apply": the parse reads the second name as the
+            # verb and leaves the preposition after the first without an object; the pieces
+            # it cuts are the pair
+            stranded = next((c for c in head.children if c.dep_ == "prep" and c.i == head.i + 1
+                             and not any(c.children)), None) if head in subjects else None
+            if stranded is not None and (pieces := _pieces_between(sentence, stranded, 1)):
+                return pieces
             continue
         others = [t for t in _set_against(verb, prep.lower_) if _nominal(t)]
         # a head that is no noun is a name the tagger misread only where its phrase opens
@@ -1044,8 +1044,7 @@ def per_item(text: str, span: Span) -> str:
     ("between tabs" reads as nothing); one that is the subject is asked of each item, its
     verb in the singular ("how do they handle X" → "how does {item} handle X"). Without
     such a word the question is asked as it stands."""
-    standing = sorted((t for t in span if t.dep_ in ITEM_ROLES and stands_for_items(t)),
-                      key=lambda t: not t.dep_.startswith("nsubj"))  # a subject first
+    standing = _standing_for_items(span)
     if not standing:
         return text_of(text, list(span))
     # the group stands there unless a word that picks one of it holds it ("which of them")
@@ -1064,9 +1063,16 @@ def asked_of_them_together(text: str, span: Span) -> str:
     together"); empty when it has none. ``per_item`` asks such a question of each item;
     the caller, which can judge what the question asks, takes this where it asks of the
     group."""
-    subject = next((t for t in span if t.dep_ in ITEM_ROLES and t.dep_.startswith("nsubj")
-                    and stands_for_items(t) and _the_group(t)), None)
+    subject = next((t for t in _standing_for_items(span) if t.dep_.startswith("nsubj") and _the_group(t)),
+                   None)
     return _asked_of_the_group(text, span, subject) if subject is not None else ""
+
+
+def _standing_for_items(span: Span) -> list[Token]:
+    """The words of the span in a subject's or an object's place that stand for the
+    compared items (``stands_for_items``), a subject first."""
+    return sorted((t for t in span if t.dep_ in ITEM_ROLES and stands_for_items(t)),
+                  key=lambda t: not t.dep_.startswith("nsubj"))
 
 
 def _the_group(token: Token) -> bool:
@@ -1090,22 +1096,26 @@ def _asked_of_each_member(text: str, span: Span, subject: Token) -> str:
     words = []
     for token in span:
         word = "{item}" if token == subject else token.text
-        if token == agreeing and (singular := _third_singular(token)):
-            word = singular[:1].upper() + singular[1:] if token.text[:1].isupper() else singular
+        if token == agreeing:
+            word = verb_in_number(token, plural=False)
         words.append(word + token.whitespace_)
     return "".join(words).strip(" ,;:")
 
 
-def _third_singular(verb: Token) -> str:
-    """The verb's form for "it" where the plural's differs ("do" → "does", "were" →
-    "was"); empty for any other."""
-    if verb.tag_ == "VBP":
-        forms = getInflection(verb.lemma_, tag="VBZ")
-    elif verb.tag_ == "VBD" and verb.lemma_ == "be":
+def verb_in_number(verb: Token, plural: bool) -> str:
+    """The verb for a subject of the third person in that number ("do" → "does", "were" →
+    "was"; "is" → "are", "was" → "were"), in the case it is written; unchanged where its
+    form does not vary ("did", "founded")."""
+    if verb.tag_ == ("VBZ" if plural else "VBP"):
+        forms = getInflection(verb.lemma_, tag="VBP" if plural else "VBZ")
+    elif verb.tag_ == "VBD" and verb.lemma_ == "be":  # the one past tense with a number
         forms = getInflection(verb.lemma_, tag="VBD")
     else:
-        return ""
-    return forms[0] if forms else ""
+        forms = None
+    if not forms:
+        return verb.text
+    word = forms[-1] if plural else forms[0]  # "are", not "am"; "were" and "was"
+    return word[:1].upper() + word[1:] if verb.text[:1].isupper() else word
 
 
 def asked_of_an_offered_item(text: str, span: Span) -> str:

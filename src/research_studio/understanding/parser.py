@@ -359,6 +359,7 @@ def _with_the_verb_found(nlp: Language, doc: Doc) -> Doc:
     filesystems?"; "Can a foreign key reference a view?": "a view" is no verb, "a foreign"
     no subject; "What does the git reflog record, how long …"). A word with neither ends
     the noun phrase of a question cut short, the verb yet to come."""
+    spaces = [bool(t.whitespace_) for t in doc]
     for auxiliary in _verbless_auxiliaries(doc):
         end = auxiliary.head.i + 1 if auxiliary.head.i > auxiliary.i else auxiliary.sent.end
         # a "do" read as the main verb whose subject could be the verb has it there ("How do
@@ -372,7 +373,6 @@ def _with_the_verb_found(nlp: Language, doc: Doc) -> Doc:
             if not _could_be_the_verb(word):
                 continue
             words = [VERB_STAND_IN if t.i == word.i else t.text for t in doc]
-            spaces = [bool(t.whitespace_) for t in doc]
             read = _through_pipeline(nlp, Doc(nlp.vocab, words=words, spaces=spaces))
             verb = read[word.i]
             # after a modal the small model may tag the verb VBP; it is the base form
