@@ -231,6 +231,47 @@ def test_names_the_small_parser_misreads_are_still_compared(embed, question, ite
         assert any(item in t and not any(o in t for o in items if o != item) for t in texts), texts
 
 
+@pytest.mark.parametrize(("question", "items", "purpose"), [
+    # the small parser makes the first word the verb, or a later name a clause
+    ("nginx vs caddy vs traefik for a home lab reverse proxy", ["nginx", "caddy", "traefik"],
+     " for a home lab reverse proxy"),
+    ("cast iron vs carbon steel for frying eggs", ["cast iron", "carbon steel"], " for frying eggs"),
+    ("Compare tea vs coffee for staying focused", ["tea", "coffee"], " for staying focused"),
+    ("rsync vs scp vs sftp when copying large folders over a slow link", ["rsync", "scp", "sftp"],
+     " when copying large folders over a slow link"),
+    ("kubernetes Job vs CronJob vs Deployment", ["kubernetes Job", "CronJob", "Deployment"], ""),
+    ("SELECT vs SELECT DISTINCT vs GROUP BY — when should I use each one?",
+     ["SELECT", "SELECT DISTINCT", "GROUP BY"], ""),
+])
+def test_things_set_against_each_other_with_vs_are_compared_as_written(embed, question, items, purpose):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON
+    assert structure.items == items and structure.purpose == purpose
+    assert_questions(texts)
+    for item in items:  # each item asked about alone, what is said of them kept
+        assert any(t.split("?")[0].endswith(f"{item}{purpose}") or f" {item}?" in t for t in texts), texts
+
+
+@pytest.mark.parametrize(("question", "items"), [
+    ("ls -l vs ls -la, what's the difference", ["ls -l", "ls -la"]),  # options are words
+    ("tabs vs spaces, which should a new project pick", ["tabs", "spaces"]),  # a guard: so before
+])
+def test_a_question_asked_after_things_set_against_each_other_is_asked_itself(embed, question, items):
+    structure, texts = plan_of(question, embed)
+    assert structure.items == items and structure.dimensions == []
+    assert texts[0] == question[:1].upper() + question[1:] + "?"
+    assert_questions(texts)
+
+
+@pytest.mark.parametrize("question", [  # guards: neither was a comparison before
+    "Who directed Alien vs. Predator?",  # a title inside the question sets nothing against
+    "Was Kramer vs. Kramer a box office success?",  # one film, named twice
+])
+def test_a_title_with_vs_is_not_a_comparison(embed, question):
+    structure, _ = plan_of(question, embed)
+    assert structure.kind != K.COMPARISON
+
+
 def test_a_name_in_title_case_opening_a_text_is_not_read_as_an_imperative():
     """"Vince" could be a verb after "You"; "Object" is one: beside a word in title case
     each is the first word of a name or title."""

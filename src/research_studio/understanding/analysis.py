@@ -9,7 +9,7 @@ question with no structure to split.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -155,7 +155,10 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         intent = _leading(scores)
     common = dict(text=text, entities=parts.names(text, doc), sentences=len(sentences),
                   kind_scores=scores, asks_itself=asks_itself, research_question=research_question)
-
+    versus = parts.versus_pieces(doc)
+    if versus:  # "A vs B vs C …" sets them against each other, whatever its words read like
+        return _comparison(text, doc, [piece.root for piece in versus], segments, common, embed,
+                           written=versus)
     if len(held) >= 2 and intent in (K.EVALUATIVE, K.COMPARISON):
         skip = {t.i for t in doc if t.dep_.startswith("nsubj")}
         return QuestionStructure(kind=K.EVALUATIVE, positions=held,
@@ -500,17 +503,22 @@ def _owner_complement(group: list) -> bool:
 
 
 def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: dict,
-                embed: Embed | None, purpose_before: str = "") -> QuestionStructure:
-    asked_at = parts.asked_after(group)
+                embed: Embed | None, purpose_before: str = "",
+                written: Sequence[Span] = ()) -> QuestionStructure:
+    """The items, what is asked of them, their purpose and dimensions. ``written``: the
+    items' own phrases, read from the words (``versus_pieces``), ``group`` their heads."""
+    asked_at = parts.asked_after(group) or (parts.asked_after_pieces(written) if written else None)
     if asked_at is not None:  # "A vs B: which should I use …?" is asked itself
         common = {**common, "asks_itself": True}
-    items = parts.member_phrases(text, group)
-    grouped = {t.i for m in group for t in m.subtree}
+        if written and common["sentences"] == 1:  # as typed: "A vs B, which …" with its mark
+            common["research_question"] = _whole_question(text)
+    items = [parts.text_of(text, list(piece)) for piece in written] or parts.member_phrases(text, group)
+    grouped = {t.i for piece in written for t in piece} or {t.i for m in group for t in m.subtree}
     topic = parts.topic(text, doc, grouped)
     if topic and _third_person(group):
         # "What is a BRIN index, and should I use it or a B-tree …?": "it" is the BRIN index
         items = [topic if _third_person([m]) else item for m, item in zip(group, items, strict=True)]
-    head = parts.shared_head(group)
+    head = None if written else parts.shared_head(group)
     if head is not None and items[-1].split()[-1] == head.text:
         head = None  # the last member took it as its own word ("git clone and git init")
     if head is not None:  # "state and local governments": a state government, a local government
@@ -527,10 +535,16 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
                 if "{item}" in asked and embed is not None else ""
             if together and asks_of_the_group(segment.text, embed, TOGETHER_MARGIN):
                 asked = together
+            if written and asked_at is not None and asked_at in segment and (
+                    "{item" not in asked or parts.picks_one(segment, asked_at)):
+                # "A vs B: which has …?" picks one of them: the question itself asks it
+                # (as a heading of commands: "git reset vs git revert: which should I use?")
+                continue
             facets.append(Facet(text=parts.as_question(asked), source=segment.text))
             asked_later.append(segment.start)
             openers.append(segment[0])
-    purpose = parts.purpose_phrase(text, doc, compared) or purpose_before
+    said = parts.said_of_pieces(text, written) if written else parts.purpose_phrase(text, doc, compared)
+    purpose = said or purpose_before
     # attributes are listed before any question asked after the group ("…, and what's the
     # difference between them?" lists none)
     stop = min([*asked_later, *([asked_at.i] if asked_at is not None else [])], default=None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from lemminflect import getInflection
@@ -294,6 +294,78 @@ def _parallel_word_after(position: int, phrases: list[list[Token]], taken: set[i
     return after if after.is_alpha and after.pos_ not in FUNCTION_POS else None
 
 
+# The preposition that sets one thing against another ("A vs B", "A versus B"). The small
+# model tags it a preposition but hangs the phrases around it anywhere ("cast iron vs
+# carbon steel vs stainless steel pans" made "cast" the verb, "VACUUM vs VACUUM FULL" made
+# "FULL" a clause), so the phrases it joins are read from the words, not from the tree.
+SETS_AGAINST = frozenset({"vs", "vs.", "versus"})
+# Parts of speech that end a phrase set against another: it names a thing, so a
+# preposition ("… vs C for a home server"), a conjunction, a pronoun or an auxiliary
+# begins what is said of the things
+_ENDS_A_PIECE = ("ADP", "AUX", "PRON", "SCONJ", "CCONJ", "PART")
+
+
+def versus_pieces(doc: Doc) -> list[Span]:
+    """The phrases an "A vs B (vs C)" that opens a sentence sets against each other, in
+    text order: the first from the sentence's start (after an imperative's verb: "Compare
+    A vs B"), each later one to the next "vs", the last to punctuation or a word that
+    begins what is said of them ("…, which should I use", "… for a home server"). Read
+    from the words, whatever the parse makes of them; a word of code counts as a word
+    ("dpkg -r vs dpkg --purge"). Empty when no sentence opens so, when a phrase is longer
+    than a name (``MAX_NAME_WORDS``) or when two are the same ("Kramer vs. Kramer" names
+    one film)."""
+    for sentence in doc.sents:
+        cuts = [t.i for t in sentence if t.lower_ in SETS_AGAINST]
+        if not cuts:
+            continue
+        start = sentence.start
+        if doc[start].tag_ == "VB" and start + 1 < cuts[0]:  # "Compare A vs B"
+            start += 1
+        end = cuts[-1] + 1
+        while end < sentence.end and _names_on(doc[end]):
+            end += 1
+        pieces = [doc[a + 1:b] for a, b in itertools.pairwise([start - 1, *cuts, end])]
+        words = [[t for t in piece if _a_word(t)] for piece in pieces]
+        if all(0 < len(w) <= MAX_NAME_WORDS and len(w) == len(p) and all(map(_names_on, p))
+               for w, p in zip(words, pieces, strict=True)) \
+                and len({p.text.lower() for p in pieces}) == len(pieces):
+            return pieces
+        return []
+    return []
+
+
+def asked_after_pieces(pieces: Sequence[Span]) -> Token | None:
+    """The question word right after the phrases an "A vs B" sets against each other and
+    a punctuation mark ("git merge vs git rebase, which should I use …", "dpkg -r vs dpkg
+    --purge, what's the difference"): a question asked of them, not more of their names."""
+    doc, end = pieces[-1].doc, pieces[-1].end
+    if end + 1 < len(doc) and doc[end].is_punct and doc[end + 1].tag_ in WH_TAGS:
+        return doc[end + 1]
+    return None
+
+
+def said_of_pieces(text: str, pieces: Sequence[Span]) -> str:
+    """What the words right after an "A vs B" say of the things it sets against each other,
+    to the next punctuation mark ("… for a home server", "… when copying large folders"),
+    with its leading space as ``purpose_phrase`` gives it; empty after punctuation (a
+    question asked of them) or at the end."""
+    doc, end = pieces[-1].doc, pieces[-1].end
+    if end >= len(doc) or not _a_word(doc[end]):
+        return ""
+    stop = next((t.i for t in doc[end:] if t.is_punct and (t.text not in "-/" or _set_off(t))), len(doc))
+    return " " + text_of(text, list(doc[end:stop]))
+
+
+def _a_word(token: Token) -> bool:
+    """A word or a word of code ("-r", "--purge", "pg_dump"), not punctuation."""
+    return any(ch.isalnum() for ch in token.text)
+
+
+def _names_on(token: Token) -> bool:
+    """The token can go on in a phrase that names a thing (a word of code included)."""
+    return _a_word(token) and token.pos_ not in _ENDS_A_PIECE and token.tag_ not in WH_TAGS
+
+
 def contrasted_pair(doc: Doc, opening_only: bool = False) -> list[Token]:
     """The two things a comparison sets against each other with a preposition rather than
     a conjunction: the subject of the sentence's verb and the object of the preposition
@@ -457,9 +529,16 @@ def purpose_phrase(text: str, doc: Doc, group: list[Token]) -> str:
         after += 1
     child = doc[after]
     if child.dep_ == "prep" and child.head in holders:
-        end = next((t.i for t in doc[child.i:] if t.is_punct and t.text not in "-/"), len(doc))
+        end = next((t.i for t in doc[child.i:] if t.is_punct and (t.text not in "-/" or _set_off(t))),
+                   len(doc))
         return " " + text_of(text, list(doc[child.i:end]))
     return ""
+
+
+def _set_off(token: Token) -> bool:
+    """Spaces on both sides: a hyphen so written is a dash ("… in httpd.conf - when to use
+    which"), not a word's hyphen ("first-line")."""
+    return token.i > 0 and bool(token.whitespace_) and bool(token.doc[token.i - 1].whitespace_)
 
 
 def asked_after(group: list[Token]) -> Token | None:
@@ -1066,6 +1145,16 @@ def asked_of_them_together(text: str, span: Span) -> str:
     subject = next((t for t in _standing_for_items(span) if t.dep_.startswith("nsubj") and _the_group(t)),
                    None)
     return _asked_of_the_group(text, span, subject) if subject is not None else ""
+
+
+def picks_one(span: Span, question_word: Token) -> bool:
+    """The question word stands for the items, or picks the one that does ("which should I
+    use", "which one keeps …"): the question picks one of them, asked of each it reads
+    nothing ("Should I use to undo git reset a commit?"). The parse may hang a "which" that
+    determines the next word on the verb ("which one keeps …": "which" a bare dependent)."""
+    return any(question_word in t.subtree
+               or (question_word.i + 1 == t.i and question_word.dep_ in ("det", "dep"))
+               for t in _standing_for_items(span))
 
 
 def _standing_for_items(span: Span) -> list[Token]:
