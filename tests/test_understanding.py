@@ -272,6 +272,27 @@ def test_a_title_with_vs_is_not_a_comparison(embed, question):
     assert structure.kind != K.COMPARISON
 
 
+@pytest.mark.parametrize(("question", "items", "attributes"), [
+    # an adjective used as a noun, the small model's modifier of nothing after "from"
+    ("How does organic farming differ from conventional in yield and cost?",
+     ["organic farming", "conventional"], ["yield", "cost"]),
+    ("How does public school differ from private in cost and class size?",
+     ["public school", "private"], ["cost", "class size"]),
+    # attributes the encoder reads no more as attributes than as a purpose
+    ("How does Haskell differ from OCaml in tooling and libraries?", ["Haskell", "OCaml"],
+     ["tooling", "libraries"]),
+])
+def test_things_set_against_each_other_are_compared_not_the_nouns_listed_after(
+        embed, question, items, attributes):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.items == items
+    assert_questions(texts)
+    for item in items:
+        assert any(item in t and not any(o in t for o in items if o != item) for t in texts), texts
+    # the listed nouns are what the items are compared in, never researched alone
+    assert not any(t == f"What is known about {a}?" for a in attributes for t in texts), texts
+
+
 def test_a_name_in_title_case_opening_a_text_is_not_read_as_an_imperative():
     """"Vince" could be a verb after "You"; "Object" is one: beside a word in title case
     each is the first word of a name or title."""

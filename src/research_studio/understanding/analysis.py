@@ -30,7 +30,7 @@ from research_studio.understanding.answer_type import (
 from research_studio.understanding.asker import about_the_asker, wants_a_thing_to_act
 from research_studio.understanding.chains import chain, relative_openers
 from research_studio.understanding.claim import asks_yes_or_no, complement_claim, yes_no_claim
-from research_studio.understanding.dimensions import ComparedOn, attribute_lists, compared_on
+from research_studio.understanding.dimensions import ComparedOn, attribute_lists, compared_on, phrase_opening
 from research_studio.understanding.distribute import (
     distributed_group,
     group_around,
@@ -100,6 +100,8 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         if len(compared) >= 2 and embed is not None:  # "Compare A and B by X, Y and Z" compares A and B
             listed = attribute_lists(doc, compared, embed)
             groups = [g for g in groups if not any(g is a for a in listed)] or ([] if pair else groups)
+        if pair:  # "How does A differ from B in X and Y?": A and B are compared, in X and Y
+            groups = [g for g in groups if phrase_opening(doc, g, [pair]) is None]
     group = max(groups, key=len) if groups else []
     # one question after statements: what they name led to it ("My tests and my linter
     # fail on CI. What could cause that?")

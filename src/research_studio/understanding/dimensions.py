@@ -117,16 +117,23 @@ def attribute_lists(doc: Doc, groups: list[list[Token]], embed: Embed) -> list[l
     written after another group's members, and that phrase reads as attributes."""
     found = []
     for group in groups:
-        first = group[0].left_edge.i  # before the member's own modifiers ("running costs")
-        opening = next((t for t in reversed(doc[:first]) if t.pos_ == "ADP"
-                        or t.pos_ in ("VERB", "AUX") or t.is_punct), None)
-        # "the pros and cons of A, B and C": a phrase on the earlier group's nouns completes
-        # them, the later group owns the attributes they name
-        if opening is None or opening.pos_ != "ADP" or any(
-                opening.head in other for other in groups if other is not group) or not any(
-                max(t.i for t in other) < opening.i for other in groups if other is not group):
-            continue
-        if _margins([doc[opening.i:max(m.i for m in group) + 1].text], embed)[0] > DIMENSION_MARGIN:
+        opening = phrase_opening(doc, group, [other for other in groups if other is not group])
+        if opening is not None and _margins([doc[opening.i:max(m.i for m in group) + 1].text],
+                                            embed)[0] > DIMENSION_MARGIN:
             found.append(group)
     return found
+
+
+def phrase_opening(doc: Doc, group: list[Token], others: list[list[Token]]) -> Token | None:
+    """The preposition that opens the phrase the group is in, where that phrase is written
+    after one of ``others`` and hangs on none of their members; else None. "the pros and
+    cons of A, B and C": a phrase on the earlier group's nouns completes them, the later
+    group owns the attributes they name."""
+    first = group[0].left_edge.i  # before the member's own modifiers ("running costs")
+    opening = next((t for t in reversed(doc[:first]) if t.pos_ == "ADP"
+                    or t.pos_ in ("VERB", "AUX") or t.is_punct), None)
+    if opening is None or opening.pos_ != "ADP" or any(opening.head in other for other in others) \
+            or not any(max(t.i for t in other) < opening.i for other in others):
+        return None
+    return opening
 

@@ -443,15 +443,25 @@ def _set_against(holder: Token, preposition: str) -> list[Token]:
     found = []
     for prep in holder.children:
         if prep.dep_ == "prep" and prep.lower_ == preposition:
-            for obj in prep.children:
-                if obj.dep_ == "pobj":
-                    found += [obj, *_set_against(obj, preposition)]
+            for obj in _objects_of(prep):
+                found += [obj, *_set_against(obj, preposition)]
     return sorted(found, key=lambda t: t.i)
 
 
+def _objects_of(prep: Token) -> list[Token]:
+    """A preposition's objects; without one, an adjective alone in its place, used as a
+    noun ("differ from solar": the small model hangs "solar" on the preposition as a
+    modifier of nothing)."""
+    objects = [c for c in prep.children if c.dep_ == "pobj"]
+    return objects or [c for c in prep.children
+                       if c.dep_ == "amod" and c.pos_ == "ADJ" and not any(c.children)]
+
+
 def _nominal(token: Token) -> bool:
-    """A noun, or a name the tagger reads as a number ("MySQL" after "vs")."""
-    return token.pos_ in _NOMINAL or (token.pos_ == "NUM" and any(ch.isalpha() for ch in token.text))
+    """A noun, or a name the tagger reads as a number ("MySQL" after "vs"), or an
+    adjective used as a noun as a preposition's object (``_objects_of``)."""
+    return token.pos_ in _NOMINAL or (token.pos_ == "NUM" and any(ch.isalpha() for ch in token.text)) \
+        or (token.dep_ == "amod" and token.head.pos_ == "ADP")
 
 
 def _opens_the_sentence(head: Token) -> bool:
