@@ -711,9 +711,10 @@ def test_several_questions_in_one_are_split_with_pronouns_resolved(embed):
      "Does a read-only user in PostgreSQL see tables created later?"),
     # a name in lower case that the tagger reads as a verb is still what "it" stands for
     ("How do I install nginx, and how do I configure it?", "How do I configure nginx?"),
-    # the parse reads the question word as the quoted term's determiner
+    # the parse read the question word as the quoted term's determiner; a quoted term of
+    # two words is one name, in its quotes
     ('What does "detached HEAD" mean in git and how do I get out of it?',
-     "How do I get out of detached HEAD?"),
+     'How do I get out of "detached HEAD"?'),
     # a name in capitals with an underscore, tagged a particle
     ("What does ORIG_HEAD mean and when is it set?", "When is ORIG_HEAD set?"),
 ])
@@ -2690,6 +2691,29 @@ def test_what_is_written_as_code_is_one_name(embed):
                            "for juggling unfinished work?", embed)
     assert structure.kind is QuestionKind.COMPARISON
     assert structure.items == ["`git stash`", "`git worktree`", "`git switch -c`"]
+
+
+def test_a_quoted_message_is_one_name_in_the_parse():
+    # the parser otherwise reads the message's words as a clause of the question
+    doc = parse('Why does npm fail with "cannot find module express" after a fresh install?')
+    quoted = [t for t in doc if t.text == '"cannot find module express"']
+    assert len(quoted) == 1 and quoted[0].pos_ == "PROPN"
+    # a quotation of one word is read as any other word
+    assert any(t.text == "Yesterday" for t in parse('Was "Yesterday" a single?'))
+
+
+def test_a_quoted_error_message_is_researched_whole(embed):
+    structure = understand('Seeing "permission denied (publickey)" when pushing to GitHub, how do I fix it',
+                           embed)
+    assert structure.topic == '"permission denied (publickey)"'  # was "GitHub"
+
+
+def test_titles_in_quotes_offered_as_answers_are_asked_of_each_with_their_quotes(embed):
+    structure, texts = plan_of('Which came out first, "Stop! In the Name of Love" or "Yesterday"?', embed)
+    assert structure.kind is QuestionKind.COMPARISON
+    assert structure.items == ['"Stop! In the Name of Love"', '"Yesterday"']
+    assert all(t.count('"') % 2 == 0 for t in texts), texts
+    assert 'Did "Yesterday" come out first?' in texts
 
 
 def test_a_list_of_commands_of_one_program_is_english(embed):

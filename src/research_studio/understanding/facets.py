@@ -68,7 +68,9 @@ def clean_phrase(phrase: str) -> str:
     for opening, closing in _QUOTES:
         opened = [k for k, ch in enumerate(phrase) if ch == opening and (k == 0 or phrase[k - 1] == " ")
                   and phrase[k + 1:k + 2].isalnum()]
-        closed = [k for k, ch in enumerate(phrase) if ch == closing and k and phrase[k - 1].isalnum()
+        # a closing mark follows a word or a quotation closed inside it ("… run 'dpkg -a'\"")
+        closed = [k for k, ch in enumerate(phrase) if ch == closing and k
+                  and (phrase[k - 1].isalnum() or phrase[k - 1] in "'\u2019.!?)")
                   and not phrase[k + 1:k + 2].isalnum()]
         if len(opened) > len(closed):  # "a 'New Paradigm of …" cut before its closing quote
             k = opened[-1]

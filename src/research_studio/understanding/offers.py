@@ -98,7 +98,8 @@ def _offer_end(offered: list) -> int:
     of the last one's name)."""
     doc, sentence = offered[0].doc, offered[0].sent
     last = max(m.i for m in offered)
-    end = next((t.i for t in doc[last + 1:sentence.end] if t.is_punct and t.text not in "-'’&"),
+    # a closing quotation mark is the last one's ("… or \"Yesterday\"?")
+    end = next((t.i for t in doc[last + 1:sentence.end] if t.is_punct and t.text not in "-'’&\"”"),
                sentence.end)
     if end < sentence.end and doc[end].text == "," and all(
             t.pos_ in ("PROPN", "PUNCT") for t in doc[end + 1:sentence.end]):

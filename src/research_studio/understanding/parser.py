@@ -147,9 +147,14 @@ def _with_code_as_names(nlp: Language, text: str) -> Doc:
     and punctuation it holds (apart from the backticks, as quotation marks, the parser
     loses the coordination of "`A`, `B` and `C`"). Offsets are unchanged."""
     doc = nlp.make_doc(text)
-    ticks = [t.i for t in doc if t.text == "`"]
-    pairs = zip(ticks[::2], ticks[1::2], strict=False)
-    spans = [doc[start:end + 1] for start, end in pairs if end > start + 1]
+    spans = []
+    for opening, closing in (("`", "`"), ('"', '"'), ("\u201c", "\u201d")):
+        marks = [t.i for t in doc if t.text in (opening, closing)]
+        pairs = zip(marks[::2], marks[1::2], strict=False)
+        # a quotation of one word is a word the parser reads as it reads any other
+        inside = 1 if opening == "`" else 2
+        spans += [doc[start:end + 1] for start, end in pairs if end > start + inside
+                  and doc[start].text == opening and doc[end].text == closing]
     if spans:
         with doc.retokenize() as retokenizer:
             for span in spans:
@@ -184,7 +189,7 @@ def _through_pipeline(nlp: Language, doc: Doc) -> Doc:
     for _, component in nlp.pipeline:
         doc = component(doc)
     for token in doc:  # the tokenizer splits every other backtick off its word
-        if len(token.text) > 2 and token.text[0] == token.text[-1] == "`":
+        if len(token.text) > 2 and token.text[0] + token.text[-1] in ("``", '""', "\u201c\u201d"):
             token.tag_, token.pos_ = "NNP", "PROPN"
     return doc
 
