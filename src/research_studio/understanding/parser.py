@@ -145,7 +145,10 @@ def _with_code_as_names(nlp: Language, text: str) -> Doc:
     ("`git reset --hard`") made one token with its backticks before tagging and parsing,
     and tagged a proper noun: it names one command, option or identifier, whatever words
     and punctuation it holds (apart from the backticks, as quotation marks, the parser
-    loses the coordination of "`A`, `B` and `C`"). Offsets are unchanged."""
+    loses the coordination of "`A`, `B` and `C`"). A quotation of two or more words in
+    double quotes is one too: an error message or a title ("FATAL: no pg_hba.conf entry
+    for host", "Hey Pa! There's a Goat on the Roof") names one thing, and its words read
+    as clauses of the question cut it apart. Offsets are unchanged."""
     doc = nlp.make_doc(text)
     spans = []
     for opening, closing in (("`", "`"), ('"', '"'), ("\u201c", "\u201d")):
