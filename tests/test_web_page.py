@@ -1,7 +1,10 @@
 """The web page in a real browser (Debian's Chromium driven by Playwright) against a real
 server with the embedded model: key prompt, ask, watch progress, answer a clarification
-in place, read the report, open a citation. Saves docs/img/web-report.png."""
+in place, read the report, open a citation. The screenshot goes to the test's temporary
+folder; with RESEARCH_STUDIO_SCREENSHOT=1 it refreshes the README's docs/img/web-report.png,
+so a test run leaves the checkout as it found it."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -10,7 +13,7 @@ from tests.browser import research_page
 from tests.service_server import running_server, upload_research_corpus
 
 pytestmark = pytest.mark.slow
-SCREENSHOT = Path(__file__).resolve().parent.parent / "docs" / "img" / "web-report.png"
+README_SCREENSHOT = Path(__file__).resolve().parent.parent / "docs" / "img" / "web-report.png"
 KEY = "browser-test-key"
 QUESTION = "Tell me about the bridges in the knowledge base"
 # a question that tries to inject script into the page, in every place it is shown
@@ -68,8 +71,11 @@ def test_ask_clarify_read_report_and_open_a_citation(tmp_path, browser):
         assert marked.lower() in " ".join(claim_line.split()).lower() or marked in claim
         assert page.locator("#session-list li").count() >= 1
         page.locator("#report").scroll_into_view_if_needed()
-        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOT), full_page=False)
+        screenshot = (README_SCREENSHOT if os.environ.get("RESEARCH_STUDIO_SCREENSHOT") == "1"
+                      else tmp_path / "web-report.png")
+        screenshot.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(screenshot), full_page=False)
+        assert screenshot.stat().st_size > 10_000  # a rendered page, not an empty image
         page.click("#close-source")
 
         # the HTML export, downloaded as a user would, opens with its citations linked to
