@@ -1637,6 +1637,20 @@ def test_a_condition_joined_by_a_contrast_stays_with_its_action(embed, question,
     assert any(t.endswith(f"needed to {action}?") for t in texts), texts
 
 
+# a clause the parser makes a conjunct with nothing joining it ("… so apt upgrade won't
+# replace it") is the purpose of the one action, not a second action ("How do I won't …?")
+@pytest.mark.parametrize("question", [
+    "How do I hold a package at its current version so apt upgrade won't replace it",
+    "How do I keep a file out of the repo so git status won't list it",  # a guard: so before
+])
+def test_a_purpose_clause_the_parse_joins_without_a_conjunction_is_no_second_action(embed, question):
+    structure = understand(question, embed)
+    rows, _ = offline_decomposition(question, structure, SimpleNamespace(kb=None), ResearchConfig())
+    texts = [row.text for row in rows]
+    assert not any(t.startswith("How do I won't") for t in texts), texts
+    assert texts[0] == question + "?", texts  # the question researched as asked, whole
+
+
 # asking why the asker meets a problem asks no background on meeting it
 @pytest.mark.parametrize("question", ["Why do I get a timeout error when connecting to the server?",
                                       "Why does my laptop keep overheating after an update?"])

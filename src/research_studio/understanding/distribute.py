@@ -411,6 +411,13 @@ def _own_words(verb: Token, start: int) -> list[Token]:
     return [t for t in verb.subtree if t.i >= start and t.i not in joined and not t.is_space]
 
 
+def _joined(action: Token) -> bool:
+    """A conjunction or a comma stands before the action's words: the parser also makes a
+    conjunct of a clause that nothing joins ("… so apt upgrade won't touch it")."""
+    start = min(t.i for t in action.subtree)
+    return start > 0 and (action.doc[start - 1].pos_ == "CCONJ" or action.doc[start - 1].is_punct)
+
+
 def per_action(text: str, span: Span, referent: str = "") -> list[str]:
     """One question per coordinated verb of a question ("How to set up X and monitor its
     lag?" → "How to set up X?", "How to monitor the lag of X?"; "What can I do to reduce X
@@ -429,6 +436,8 @@ def per_action(text: str, span: Span, referent: str = "") -> list[str]:
         if len(actions) < 2 or any(ch.dep_.startswith("nsubj") or ch.tag_ in WH_TAGS
                                    for a in actions[1:] for ch in a.children):
             continue
+        if not all(map(_joined, actions[1:])):
+            continue  # "pin X so apt upgrade won't touch it": a conjunct without a conjunction
         # "undo the last commit but keep my changes" asks one way to do both: "How do I
         # keep my changes?" alone asks nothing
         if any(contrasting_conjunct(a) for a in actions):
