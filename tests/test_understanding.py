@@ -2730,6 +2730,17 @@ def test_titles_in_quotes_offered_as_answers_are_asked_of_each_with_their_quotes
     assert 'Did "Yesterday" come out first?' in texts
 
 
+@pytest.mark.parametrize(("question", "items"), [
+    # the parser reads the first command as a modifier of the second, past the comma
+    ("What's the difference between apt, apt-get and aptitude on Debian?", ["apt", "apt-get", "aptitude"]),
+    ("What's the difference between ssh, ssh-agent and ssh-add?", ["ssh", "ssh-agent", "ssh-add"]),  # a guard
+])
+def test_commands_listed_with_commas_are_each_an_item(embed, question, items):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind is QuestionKind.COMPARISON and structure.items == items
+    assert_asked_apart(texts[1:], [f"about {item}?" for item in items])
+
+
 def test_a_list_of_commands_of_one_program_is_english(embed):
     # one function word among seven words: the program's name recurs in every item
     structure = understand("Compare podman run, podman exec and podman attach", embed)

@@ -480,6 +480,23 @@ def _join_listed_siblings(doc: Doc) -> None:
             member.head, member.dep_ = first, "conj"
 
 
+def _join_listed_modifiers(doc: Doc) -> None:
+    """A modifier set off from its noun by a comma, where that noun opens a coordination,
+    is the list's first member: "between apt, apt-get and aptitude" reads "apt," as a
+    modifier of "apt-get"; no comma stands between a modifier and its noun."""
+    for modifier in doc:
+        head = modifier.head
+        if modifier.dep_ not in ("amod", "compound", "nmod") or head.i <= modifier.i \
+                or not any(c.dep_ == "conj" for c in head.children):
+            continue
+        after = max(t.i for t in modifier.subtree) + 1
+        if after < head.i and doc[after].text == "," and doc[after].head in (head, modifier):
+            # the first member heads the list, as the parser writes "A, B and C"
+            modifier.head, modifier.dep_ = head.head if head.head != head else modifier, head.dep_
+            head.head, head.dep_ = modifier, "conj"
+            doc[after].head = modifier
+
+
 # a finite or base verb's tag, and the noun tag the same word has as a noun ("submodules",
 # tagged VBZ, is a plural noun; "stash", tagged VB, a singular one)
 _NOUN_TAG_OF_VERB_TAG = {"VBZ": ("NNS", "Number=Plur"), "VBP": ("NN", "Number=Sing"),
@@ -614,6 +631,7 @@ def parse(text: str, judge_language: bool = True) -> Doc | None:
         _join_stray_conjuncts(doc)
         _join_listed_appositions(doc)
         _join_listed_siblings(doc)
+        _join_listed_modifiers(doc)
         _fronted_objects(doc)
         _retag_verbs_read_as_subjects(doc)
         _verbs_read_as_nouns_after_do(doc)
