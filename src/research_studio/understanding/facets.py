@@ -327,9 +327,7 @@ def versus_pieces(doc: Doc) -> list[Span]:
         while end < sentence.end and _names_on(doc[end]):
             end += 1
         pieces = [doc[a + 1:b] for a, b in itertools.pairwise([start - 1, *cuts, end])]
-        words = [[t for t in piece if _a_word(t)] for piece in pieces]
-        if all(0 < len(w) <= MAX_NAME_WORDS and len(w) == len(p) and all(map(_names_on, p))
-               for w, p in zip(words, pieces, strict=True)) \
+        if all(0 < len(p) <= MAX_NAME_WORDS and all(map(_names_on, p)) for p in pieces) \
                 and len({p.text.lower() for p in pieces}) == len(pieces):
             return pieces
         return []
@@ -354,7 +352,7 @@ def said_of_pieces(text: str, pieces: Sequence[Span]) -> str:
     doc, end = pieces[-1].doc, pieces[-1].end
     if end >= len(doc) or not _a_word(doc[end]):
         return ""
-    stop = next((t.i for t in doc[end:] if t.is_punct and (t.text not in "-/" or _set_off(t))), len(doc))
+    stop = next((t.i for t in doc[end:] if _ends_a_phrase(t)), len(doc))
     return " " + text_of(text, list(doc[end:stop]))
 
 
@@ -541,16 +539,18 @@ def purpose_phrase(text: str, doc: Doc, group: list[Token]) -> str:
         after += 1
     child = doc[after]
     if child.dep_ == "prep" and child.head in holders:
-        end = next((t.i for t in doc[child.i:] if t.is_punct and (t.text not in "-/" or _set_off(t))),
-                   len(doc))
+        end = next((t.i for t in doc[child.i:] if _ends_a_phrase(t)), len(doc))
         return " " + text_of(text, list(doc[child.i:end]))
     return ""
 
 
-def _set_off(token: Token) -> bool:
-    """Spaces on both sides: a hyphen so written is a dash ("… in httpd.conf - when to use
-    which"), not a word's hyphen ("first-line")."""
-    return token.i > 0 and bool(token.whitespace_) and bool(token.doc[token.i - 1].whitespace_)
+def _ends_a_phrase(token: Token) -> bool:
+    """Punctuation, but not a word's hyphen or slash ("first-line", "TCP/IP"); a hyphen
+    with a space on each side is a dash ("… in httpd.conf - when to use which")."""
+    if not token.is_punct:
+        return False
+    set_off = token.i > 0 and bool(token.whitespace_) and bool(token.doc[token.i - 1].whitespace_)
+    return token.text not in "-/" or set_off
 
 
 def asked_after(group: list[Token]) -> Token | None:

@@ -191,7 +191,7 @@ def _through_pipeline(nlp: Language, doc: Doc) -> Doc:
             token.is_sent_start = False
     for _, component in nlp.pipeline:
         doc = component(doc)
-    for token in doc:  # the tokenizer splits every other backtick off its word
+    for token in doc:  # code and quotations merged into one token name one thing
         if len(token.text) > 2 and token.text[0] + token.text[-1] in ("``", '""', "\u201c\u201d"):
             token.tag_, token.pos_ = "NNP", "PROPN"
     return doc
