@@ -414,7 +414,7 @@ def _own_words(verb: Token, start: int) -> list[Token]:
 def _joined(action: Token) -> bool:
     """A conjunction or a comma stands before the action's words: the parser also makes a
     conjunct of a clause that nothing joins ("… so apt upgrade won't touch it")."""
-    start = min(t.i for t in action.subtree)
+    start = action.left_edge.i
     return start > 0 and (action.doc[start - 1].pos_ == "CCONJ" or action.doc[start - 1].is_punct)
 
 

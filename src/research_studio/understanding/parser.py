@@ -140,6 +140,11 @@ def _lowered(text: str, tokens: Sequence) -> str:
     return "".join(chars)
 
 
+# The marks around what is merged into one token and tagged a proper noun: backticks
+# around code, double quotation marks (straight or curly) around a quotation
+_NAME_MARKS = (("`", "`"), ('"', '"'), ("\u201c", "\u201d"))
+
+
 def _with_code_as_names(nlp: Language, text: str) -> Doc:
     """The text through the pipeline with what is written as code between backticks
     ("`git reset --hard`") made one token with its backticks before tagging and parsing,
@@ -151,7 +156,7 @@ def _with_code_as_names(nlp: Language, text: str) -> Doc:
     as clauses of the question cut it apart. Offsets are unchanged."""
     doc = nlp.make_doc(text)
     spans = []
-    for opening, closing in (("`", "`"), ('"', '"'), ("\u201c", "\u201d")):
+    for opening, closing in _NAME_MARKS:
         marks = [t.i for t in doc if t.text in (opening, closing)]
         pairs = zip(marks[::2], marks[1::2], strict=False)
         # a quotation of one word is a word the parser reads as it reads any other
@@ -192,7 +197,7 @@ def _through_pipeline(nlp: Language, doc: Doc) -> Doc:
     for _, component in nlp.pipeline:
         doc = component(doc)
     for token in doc:  # code and quotations merged into one token name one thing
-        if len(token.text) > 2 and token.text[0] + token.text[-1] in ("``", '""', "\u201c\u201d"):
+        if len(token.text) > 2 and (token.text[0], token.text[-1]) in _NAME_MARKS:
             token.tag_, token.pos_ = "NNP", "PROPN"
     return doc
 
@@ -489,7 +494,7 @@ def _join_listed_modifiers(doc: Doc) -> None:
         if modifier.dep_ not in ("amod", "compound", "nmod") or head.i <= modifier.i \
                 or not any(c.dep_ == "conj" for c in head.children):
             continue
-        after = max(t.i for t in modifier.subtree) + 1
+        after = modifier.right_edge.i + 1
         if after < head.i and doc[after].text == "," and doc[after].head in (head, modifier):
             # the first member heads the list, as the parser writes "A, B and C"
             modifier.head, modifier.dep_ = head.head if head.head != head else modifier, head.dep_
