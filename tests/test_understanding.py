@@ -484,12 +484,46 @@ def test_a_question_beside_a_comparison_about_the_items_together_is_asked_once(e
     "What is the difference between git merge and git rebase, and which should I use on a shared branch?",
     # nor what an infinitive says the items are for
     "Should I use git submodules or git subtree to include a library?",
+    # nor the nouns of any clause of its own: a relative clause, a clause a gerund
+    # governs, a question asked after a comma
+    "What are the differences between ext4, XFS and Btrfs for running a database that writes many files?",
+    "What's the difference between rsync and scp for checking which files changed on a server?",
+    "What's the difference between a mortgage broker and a bank, what happens to my credit score in each?",
 ])
 def test_words_outside_the_comparison_are_no_attributes_compared(embed, question):
     structure, texts = plan_of(question, embed)
     assert structure.kind == K.COMPARISON and structure.dimensions == [], structure.dimensions
     assert_questions(texts)
     assert not any(" compare in " in t or "the library of" in t for t in texts), texts
+
+
+@pytest.mark.parametrize(("question", "asked"), [
+    ("How do Python and Ruby differ in how they handle default arguments?",
+     ["How does Python handle default arguments?", "How does Ruby handle default arguments?"]),
+    ("Compare Rust and Go in how they handle memory safety",
+     ["How does Rust handle memory safety?", "How does Go handle memory safety?"]),
+    # a plural item takes the verb in the plural
+    ("What is the difference between cats and dogs in what they eat?",
+     ["What do cats eat?", "What do dogs eat?"]),
+])
+def test_a_question_clause_the_items_are_compared_in_is_asked_of_each(embed, question, asked):
+    # "… differ in how they X": what differs is how each one does X
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.dimensions == [], structure.dimensions
+    assert_questions(texts)
+    assert texts[:len(asked)] == asked, texts
+    # how they differ keeps what they differ in
+    compared_in = question.split(" in ", 1)[1].rstrip("?")
+    assert texts[-1].startswith("How do ") and texts[-1].endswith(f" in {compared_in}?"), texts
+
+
+def test_a_clause_about_the_asker_after_a_comparison_is_not_asked_of_the_items(embed):
+    # guard (passes before the change too): "for how long I plan to keep it" says what
+    # the comparison is for; "How long do I plan to keep leasing?" asks nothing
+    structure, texts = plan_of("Compare leasing and buying a car for how long I plan to keep it", embed)
+    assert structure.kind == K.COMPARISON
+    assert_questions(texts)
+    assert not any("plan to keep" in t and t.startswith("How long") for t in texts), texts
 
 
 @pytest.mark.parametrize(("question", "first"), [

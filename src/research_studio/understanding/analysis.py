@@ -545,7 +545,16 @@ def _comparison(text: str, doc: Doc, group: list, segments: list[Span], common: 
             facets.append(Facet(text=parts.as_question(asked), source=segment.text))
             asked_later.append(segment.start)
             openers.append(segment[0])
+    # "… differ in how they explain inflation": what the items are compared in is asked of each
+    within = parts.compared_in_clause(group, min(asked_later, default=None))
+    asked_within = parts.asked_of_each_in(text, within) if within is not None else ""
+    if asked_within and not any("{item}" in f.text for f in facets):
+        facets.append(Facet(text=asked_within, source=within.text))
+        asked_later.append(within.start - 1)
+        openers.append(within[0])
     said = parts.said_of_pieces(text, written) if written else parts.purpose_phrase(text, doc, compared)
+    if asked_within and not said:  # how they differ is read in it: "How do A and B differ in how …?"
+        said = " " + parts.text_of(text, list(doc[within.start - 1:within.end]))
     purpose = said or purpose_before
     # attributes are listed before any question asked after the group ("…, and what's the
     # difference between them?" lists none)

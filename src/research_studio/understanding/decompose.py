@@ -83,26 +83,33 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
 
 
 def _asked_of(item: str, question: str) -> str:
-    """``question`` asked of ``item``, which takes the place of "{item}"; an opening verb
-    in the singular agrees with a plural common noun ("Is {item} cheaper to run?" of "heat
-    pumps" → "Are heat pumps cheaper to run?"); a name stays singular ("Does Postgres …?")."""
-    text = " ".join(question.replace("{item}", item).split())
+    """``question`` asked of ``item``, which takes the place of "{item}"; the verb before
+    it in the singular agrees with a plural common noun ("Is {item} cheaper to run?" of
+    "heat pumps" → "Are heat pumps cheaper to run?", "How does {item} explain inflation?"
+    of "Keynesian economists" → "How do …"); a name stays singular ("Does Postgres …?")."""
+    question = " ".join(question.split())
+    text = question.replace("{item}", item)
     if not text:
         return ""
     item_doc = parse(item, judge_language=False)
     head = next(iter(item_doc.sents)).root if item_doc is not None and len(item_doc) else None
     # a capitalised word is a name, whatever its ending ("Postgres", "Kubernetes")
-    if head is None or head.tag_ != "NNS" or head.text[:1].isupper():
+    if head is None or head.tag_ != "NNS" or head.text[:1].isupper() or "{item}" not in question:
         return text
     doc = parse(text, judge_language=False)
-    opener = doc[0] if doc is not None and len(doc) else None
-    if opener is None or opener.tag_ not in ("VBZ", "VBD") or opener.morph.get("Number") != ["Sing"]:
+    start = question.index("{item}")
+    # the auxiliary or verb right before the item, after no word but a question word
+    before = [t for t in doc or () if t.idx + len(t.text) <= start]
+    agreeing = before[-1] if before and all(t.tag_ in WH_TAGS for t in before[:-1]) else None
+    if agreeing is None or agreeing.tag_ not in ("VBZ", "VBD") or agreeing.morph.get("Number") != ["Sing"]:
         return text
-    forms = getInflection(opener.lemma_, tag="VBP" if opener.tag_ == "VBZ" else "VBD")
+    forms = getInflection(agreeing.lemma_, tag="VBP" if agreeing.tag_ == "VBZ" else "VBD")
     if not forms:
         return text
     plural = forms[-1]  # "are" of ("am", "are"), "were" of ("was", "were")
-    return plural[:1].upper() + plural[1:] + text[len(opener.text):]
+    if agreeing.text[:1].isupper():
+        plural = plural[:1].upper() + plural[1:]
+    return text[:agreeing.idx] + plural + text[agreeing.idx + len(agreeing.text):]
 
 
 def _facets(s: QuestionStructure, limit: int) -> list[PlanRow]:

@@ -568,10 +568,14 @@ def dimension_words(text: str, doc: Doc, group: list[Token], purpose: str,
     """Attributes the question names for a comparison ("in terms of cost and care", "of
     the same nationality"): nouns after the group, outside its purpose phrase and before
     a question asked after it (``stop``, where a later question begins: "…, and which
-    should I use on a shared branch?" compares nothing "in branch")."""
+    should I use on a shared branch?" compares nothing "in branch"), in the clause that
+    compares the group: a noun of a clause of its own says what the items are for or
+    asks something else ("… to include a library", "… for finding which package owns a
+    file", "…, what actually happens in each case")."""
     grouped = {t.i for phrase in _member_words(group) for t in phrase}
     purpose_start = text.find(purpose.strip()) if purpose else -1
     asked = asked_after(group)  # "A vs B: which should I use to undo a commit?" asks its own question
+    comparing = _clause_of(group[0])
     dims = []
     for token in doc:
         if (purpose_start >= 0 and token.idx >= purpose_start) or token == asked or (
@@ -579,16 +583,31 @@ def dimension_words(text: str, doc: Doc, group: list[Token], purpose: str,
             break
         if (token.pos_ == "NOUN" and token.i not in grouped and token.i > group[0].i
                 and token.dep_ in ("pobj", "conj", "dobj", "attr")
-                and token.head.i not in grouped and not _in_an_infinitive(token)):
+                and token.head.i not in grouped and _clause_of(token) == comparing):
             dims.append(token.text)
     return list(dict.fromkeys(dims))
 
 
-def _in_an_infinitive(token: Token) -> bool:
-    """The word belongs to an infinitive's clause, which says what the comparison is for
-    ("… git subtree to include a library": no attribute "library")."""
-    return any(a.pos_ in ("VERB", "AUX") and any(c.tag_ == "TO" for c in a.children)
-               for a in token.ancestors)
+def _clause_of(token: Token) -> Token:
+    """The verb whose clause holds the word: its nearest verbal ancestor, or the
+    sentence's root when none is (a question typed without a verb)."""
+    return next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), token.sent.root)
+
+
+def compared_in_clause(group: list[Token], stop: int | None = None) -> Span | None:
+    """A question clause that says in what the items are compared ("… differ in how they
+    explain inflation", "the differences between A and B in what they eat"): the object of
+    a preposition after the group, before ``stop``; None for a clause about the asker
+    ("… for how long I plan to keep it" says what the comparison is for)."""
+    doc = group[0].doc
+    for preposition in doc[max(m.i for m in group) + 1:len(doc) if stop is None else stop]:
+        clause = next((c for c in preposition.children if c.dep_ == "pcomp"), None)
+        if preposition.pos_ != "ADP" or clause is None or clause.left_edge.i != preposition.i + 1 \
+                or clause.left_edge.tag_ not in WH_TAGS:
+            continue
+        subjects = [c for c in clause.children if c.dep_ in CLAUSE_SUBJECTS]
+        return None if personal(subjects) else doc[preposition.i + 1:clause.right_edge.i + 1]
+    return None
 
 
 # ---- clause facets: several questions in one ---------------------------------------
@@ -1331,7 +1350,7 @@ def asked_as_it_stands(text: str, span: Span) -> str:
     return words[:1].upper() + words[1:] + "?"
 
 
-def direct_question(text: str, span: Span) -> str:
+def direct_question(text: str, span: Span, of_the_items: bool = False) -> str:
     """A clause asked about with a subject of its own, as the question it embeds: the
     auxiliary, the copula, or "do" in the verb's tense before the subject ("how MVCC works"
     → "How does MVCC work?", "what isolation levels PostgreSQL offers" → "What isolation
@@ -1340,7 +1359,8 @@ def direct_question(text: str, span: Span) -> str:
     subject that is not one phrase between the question words and the verb."""
     first = span[0]
     if first.tag_ not in WH_TAGS or first.dep_.startswith("nsubj") or any(
-            (t.pos_ == "PRON" or "Dem" in t.morph.get("PronType")) and t.tag_ not in WH_TAGS for t in span):
+            (t.pos_ == "PRON" or "Dem" in t.morph.get("PronType")) and t.tag_ not in WH_TAGS
+            and not (of_the_items and _the_group(t) and stands_for_items(t)) for t in span):
         return ""  # a pronoun or "these scooters" stands for what ``resolve_pronouns`` finds
     subjects = [t for t in span if t.dep_ in ("nsubj", "nsubjpass")]
     if len(subjects) != 1 or first in subjects[0].subtree or not span.start <= subjects[0].head.i < span.end:
@@ -1361,6 +1381,19 @@ def direct_question(text: str, span: Span) -> str:
         + "".join(t.text + t.whitespace_ for t in phrase) + _after_the_opener(rest, verb, moved)
     words = " ".join(words.split()).rstrip(" ,;:")
     return words[:1].upper() + words[1:] + "?"
+
+
+def asked_of_each_in(text: str, clause: Span) -> str:
+    """The question a clause the items are compared in asks (``compared_in_clause``): of
+    each item where a plural pronoun stands for them ("how they explain inflation" → "How
+    does {item} explain inflation?"), else as it stands ("how ordinary citizens took part
+    in government" → "How did ordinary citizens take part in government?"); empty when
+    its words cannot simply be moved."""
+    asked = asked_as_it_stands(text, clause) or direct_question(text, clause, of_the_items=True)
+    doc = parse_batch([asked], skip=("ner",))[0] if asked else None  # the question, parsed as asked
+    if doc is None or not len(doc):
+        return asked
+    return as_question(per_item(asked, doc[:]))
 
 
 def names_its_subject(span: Span) -> bool:
