@@ -166,6 +166,34 @@ def test_a_query_typed_without_a_verb_compares_for_its_purpose(embed):
     assert all("for session storage" in t for t in texts), texts
 
 
+@pytest.mark.parametrize(("question", "items", "purpose"), [
+    # offered whatever the encoder reads the words as (a product, a hobby)
+    ("a tent or a hammock for hiking in the rain", ["tent", "hammock"], " for hiking in the rain"),
+    # the alternatives are the group, not the longer list after them
+    ("Garmin or Polar for marathon training, pros and cons?", ["Garmin", "Polar"], " for marathon training"),
+])
+def test_alternatives_a_query_without_a_verb_offers_are_compared(embed, question, items, purpose):
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.items == items, structure
+    assert structure.purpose == purpose and structure.dimensions == []
+    assert_questions(texts)
+    for item in items:
+        assert any(item in t and purpose.strip() in t for t in texts), texts
+
+
+@pytest.mark.parametrize("question", [
+    "Postgres or MySQL for a startup building a marketplace, which is better long term",
+    "SQLite or DuckDB for analytics on a laptop, which is faster",
+])
+def test_a_question_after_a_comma_that_follows_offered_alternatives_is_asked_itself(embed, question):
+    # "which is better long term" is asked of the two, not an attribute they are compared in
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.dimensions == [], structure.dimensions
+    assert texts[0] == question + "?", texts
+    assert_questions(texts)
+    assert not any("which is" in t for t in texts[1:]), texts
+
+
 def test_an_alternative_asked_in_fewer_than_four_words_is_researched_as_a_whole(embed):
     # "Is Go faster?" would be a fragment of the question, which asks it of both already
     structure, texts = plan_of("Which is faster, Go or Rust?", embed)

@@ -102,7 +102,9 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
             groups = [g for g in groups if not any(g is a for a in listed)] or ([] if pair else groups)
         if pair:  # "How does A differ from B in X and Y?": A and B are compared, in X and Y
             groups = [g for g in groups if phrase_opening(doc, g, [pair]) is None]
-    group = max(groups, key=len) if groups else []
+    # the longest group, but the one a query typed without a verb is made of before any
+    # ("Notion or Obsidian for note taking, pros and cons?" offers Notion and Obsidian)
+    group = max(groups, key=lambda g: (_offered_without_a_verb(g), len(g))) if groups else []
     # one question after statements: what they name led to it ("My tests and my linter
     # fail on CI. What could cause that?")
     premised = _one_question_after_statements(sentences, segments)
@@ -449,6 +451,12 @@ def _asks_once(pieces: list[_Piece], by_segment: list[Parts]) -> bool:
         asked or stated for k, (asked, stated) in enumerate(by_segment) if k not in asking_at)
 
 
+def _offered_without_a_verb(group: list) -> bool:
+    """The group is a query typed without a verb that offers alternatives ("Redis or
+    Memcached for session storage?")."""
+    return group[0].dep_ == "ROOT" and any(parts.disjunction(c) for c in group[0].children)
+
+
 def _compared(group: list, intent: str | None) -> bool:
     """The group is compared: the question reads as a comparison, or it weighs the
     members as options ("Should I use microservices or a monolith for a startup?"), nouns
@@ -456,6 +464,8 @@ def _compared(group: list, intent: str | None) -> bool:
     # "their side effects and their costs": what a pronoun's referent has, not things compared
     if any(c.dep_ == "poss" and c.tag_ == "PRP$" for m in group for c in m.children):
         return False
+    if _offered_without_a_verb(group):
+        return True  # "A or B for X?" offers them whatever it reads like
     if intent == K.COMPARISON:
         # "the advantages and disadvantages of using Docker": common nouns sharing an "of"
         # complement are facets of what they are of, not things compared

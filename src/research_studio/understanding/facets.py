@@ -555,12 +555,14 @@ def _ends_a_phrase(token: Token) -> bool:
 
 def asked_after(group: list[Token]) -> Token | None:
     """The question word of a question asked after the group and a colon or dash ("A vs
-    B: which should I use …?"); not a relative word, nor one that names an attribute
-    ("bred for what activity?")."""
+    B: which should I use …?"), or a comma where no verb governs the group ("A or B for
+    X, which is better?"); not a relative word, nor one that names an attribute ("bred for
+    what activity?")."""
     doc = group[-1].doc
+    introducers = (*LIST_INTRODUCERS, ",") if group[0].dep_ == "ROOT" else LIST_INTRODUCERS
     return next((t for t in doc[group[-1].i + 2:] if t.tag_ in WH_TAGS
                  and (t.dep_ != "det" or t.head.pos_ == "PRON")  # "which one"
-                 and doc[t.i - 1].text in LIST_INTRODUCERS), None)
+                 and doc[t.i - 1].text in introducers), None)
 
 
 def dimension_words(text: str, doc: Doc, group: list[Token], purpose: str,
