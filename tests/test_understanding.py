@@ -569,6 +569,31 @@ def test_a_plural_pronoun_as_subject_is_asked_of_each_item_in_the_singular(embed
     assert texts[0] == first, texts
 
 
+@pytest.mark.parametrize(("question", "asked"), [
+    ("EADDRINUSE vs ECONNREFUSED: what is the difference and what usually causes each one?",
+     ["What usually causes EADDRINUSE?", "What usually causes ECONNREFUSED?"]),
+    ("rm vs shred vs wipe: what does each leave on the disk?",
+     [f"What does {tool} leave on the disk?" for tool in ("rm", "shred", "wipe")]),
+    ("Compare Redis and Memcached. What limits each one in practice?",
+     ["What limits Redis in practice?", "What limits Memcached in practice?"]),
+])
+def test_the_word_for_each_item_takes_its_place_beside_a_question_word(embed, question, asked):
+    # "what" asks; "each one" stands for the items ("Does Redis limit each one?" asked nothing)
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON
+    assert_questions(texts)
+    assert texts[:len(asked)] == asked, texts
+
+
+def test_a_question_of_each_item_under_a_sub_questions_words_is_left_to_the_question(embed):
+    # "What causes EADDRINUSE?" is three words: the question asks it of both already
+    structure, texts = plan_of("EADDRINUSE vs ECONNREFUSED: what's the difference and what causes each one?",
+                               embed)
+    assert structure.kind == K.COMPARISON
+    assert_questions(texts)
+    assert texts[0] == structure.text and all(item in " ".join(texts[1:]) for item in structure.items), texts
+
+
 def test_a_question_that_names_nothing_is_asked_about_what_the_one_before_names(embed):
     # "what should I check first" alone is a search for nothing
     _, texts = plan_of("Is it safe to run apt upgrade on a production server, and what should I "

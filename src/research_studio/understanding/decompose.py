@@ -48,6 +48,11 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
     # one that names some of them ("…, and when should I avoid WAL?") is asked as it stands
     own = [f.text for f in s.facets if "{item" not in f.text]
     s = replace(s, facets=[f for f in s.facets if "{item}" in f.text])
+    if s.facets and any(len(_asked_of(item, s.facets[0].text).split()) < MIN_QUESTION_WORDS
+                        for item in s.items):
+        # "What causes X?" is under a sub-question's words: the question asks it of every
+        # item already, and each item is researched beside it
+        s = replace(s, facets=[])
     asking = s.asks_itself and not s.facets
     # the question itself, unless it would leave an item without a sub-question of its own
     whole = asking and len(s.items) + len(own) < limit

@@ -1192,9 +1192,11 @@ def picks_one(span: Span, question_word: Token) -> bool:
 
 def _standing_for_items(span: Span) -> list[Token]:
     """The words of the span in a subject's or an object's place that stand for the
-    compared items (``stands_for_items``), a subject first."""
-    return sorted((t for t in span if t.dep_ in ITEM_ROLES and stands_for_items(t)),
-                  key=lambda t: not t.dep_.startswith("nsubj"))
+    compared items (``stands_for_items``), a subject first; a question word only where no
+    other word does ("what causes each one": "each one" stands for them, "what" asks)."""
+    found = sorted((t for t in span if t.dep_ in ITEM_ROLES and stands_for_items(t)),
+                   key=lambda t: not t.dep_.startswith("nsubj"))
+    return [t for t in found if t.tag_ not in WH_TAGS] or found
 
 
 def _the_group(token: Token) -> bool:
