@@ -1225,6 +1225,23 @@ def test_a_question_that_points_back_is_researched_with_what_it_points_to(embed,
     assert not any("regarding" in t or "statement that" in t for t in texts), texts
 
 
+@pytest.mark.parametrize(("question", "asked"), [
+    ("nginx keeps returning 502 Bad Gateway after a reload, how do I fix it",
+     "Nginx keeps returning 502 Bad Gateway after a reload, how do I fix it?"),
+    ('docker build fails with "no space left on device", what does it mean',
+     'Docker build fails with "no space left on device", what does it mean?'),
+    ("the dishwasher leaves a white film on glasses, what causes that?",
+     "the dishwasher leaves a white film on glasses, what causes that?"),
+])
+def test_a_question_that_points_back_in_the_same_sentence_is_researched_with_it(embed, question, asked):
+    # the same typed as one sentence: "How do I fix 502 Bad Gateway?" lost the reload, "What
+    # does docker build mean?" asked the wrong thing, and the symptom was a claim to weigh
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.OPEN and not structure.facets
+    assert structure.research_question == asked
+    assert not any("regarding" in t or "statement that" in t for t in texts), texts
+
+
 @pytest.mark.parametrize("question", [
     # a determiner names what it points at: the question names its items
     "We are picking a filesystem for a database server. How do ext4, XFS and Btrfs compare "

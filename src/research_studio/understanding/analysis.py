@@ -143,6 +143,13 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
                                          situation=asker.situation if asker is not None else None) \
         if split or not one_question else ([], "")
     research_question = _whole_question(text) if one_question else _research_question(text, by_segment)
+    if len(sentences) == 1 and not heading and _asked_after_a_statement(segments) \
+            and _points_back(segments[-1]) and not _picks_from(segments[-1], groups) \
+            and not parts.versus_pieces(doc):
+        # "apache keeps printing X on restart, how do I fix it?": a statement and the
+        # question that points back to it, in one sentence
+        return replace(_asked_with_its_situation(text, doc, topic, scores),
+                       research_question=_whole_question(text))
     if premised:
         if _points_back(sentences[-1]) and not _picks_from(sentences[-1], groups):
             return _asked_with_its_situation(text, doc, topic, scores)
@@ -348,6 +355,16 @@ def _one_question_after_statements(sentences: list[Span], segments: list[Span]) 
     # a question word alone ("Why?") makes no segment of its own
     bare = not any(s.start >= last.start for s in segments) and last[0].tag_ in parts.WH_TAGS
     return len(asking) == 1 or bare
+
+
+def _asked_after_a_statement(segments: list[Span]) -> bool:
+    """One sentence states something, then asks after it ("my foreign keys aren't
+    enforced, why", "apt update fails with X, how do I fix it"): its last segment asks and
+    every one before is a clause of its own that neither asks nor instructs."""
+    return len(segments) >= 2 and parts.asks(segments[-1]) and all(
+        parts.has_main_verb(s) and not parts.asks(s) and not _instructs(s)
+        and s[0].pos_ not in ("VERB", "AUX")  # a verb first: a question the parse misread ("Do A …")
+        for s in segments[:-1])
 
 
 def _points_back(question: Span) -> bool:

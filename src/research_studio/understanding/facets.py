@@ -658,11 +658,11 @@ def clause_segments(doc: Doc, nested_at: set[int] = frozenset()) -> list[Span]:
                 and previous.text not in ("(", "\"")
                 and (listed or (token.head.dep_ not in ("relcl", "acl")
                                 and token.idx + len(token.text) not in nested_at
-                                and _has_main_verb(doc[starts[-1]:opening.i])
+                                and has_main_verb(doc[starts[-1]:opening.i])
                                 and not introduces(doc[starts[-1]:previous.i])))):
             starts.append(previous.i if previous.pos_ == "CCONJ" else opening.i)
         elif previous.pos_ == "CCONJ" and _inverted(token) and (
-                _has_main_verb(doc[starts[-1]:previous.i]) or doc[starts[-1]].tag_ in WH_TAGS):
+                has_main_verb(doc[starts[-1]:previous.i]) or doc[starts[-1]].tag_ in WH_TAGS):
             # "How do X work, and can they slow down queries?"; a question opened at its
             # question word has a clause of its own, whatever the parse hangs it on ("…,
             # where do they come from, and are they harmful?": read as a relative clause)
@@ -704,7 +704,7 @@ def _connective(span: Span) -> bool:
         and span[1].text == ","
 
 
-def _has_main_verb(span: Span) -> bool:
+def has_main_verb(span: Span) -> bool:
     """A verb of the span's own clause, not of a relative clause inside a phrase ("for
     patients who have undergone surgery" has none): without one the span only introduces
     what follows it."""
@@ -740,7 +740,7 @@ def asks(span: Span) -> bool:
         return True
     for token in span[1:]:
         if token.tag_ in WH_TAGS and span.doc[token.i - 1].text == ",":
-            return not _has_main_verb(span.doc[span.start:token.i])
+            return not has_main_verb(span.doc[span.start:token.i])
     return False
 
 
