@@ -1366,6 +1366,15 @@ def test_a_why_question_whose_verb_is_tagged_a_noun_asks_for_its_factors(embed):
     assert "What factors led cats to purr?" in texts and "What are the causes of cats?" not in texts
 
 
+def test_a_why_question_whose_verb_is_read_into_its_subject_asks_for_its_factors(embed):
+    # the parser reads "experience" as a noun of "the Soviet Union experience food
+    # shortages"; "did" has no verb until it is found
+    structure, texts = plan_of("Why did the Soviet Union experience food shortages in the 1980s?", embed)
+    assert structure.kind == K.CAUSAL
+    assert structure.reason_for == "the Soviet Union to experience food shortages in the 1980s"
+    assert "What factors led the Soviet Union to experience food shortages in the 1980s?" in texts, texts
+
+
 @pytest.mark.parametrize(("question", "reason"), [
     # a passive keeps its voice ("git push to reject" says the push rejects)
     ("Why is git push rejected?", "git push to be rejected"),
@@ -2666,10 +2675,17 @@ def test_a_subject_list_the_parser_misreads_is_found_by_reading_it_as_they(embed
 @pytest.mark.parametrize("question", [
     "In what city can a visitor see both the Blue Mosque and the Hagia Sophia?",  # the subject is "a visitor"
     "What novel was written and illustrated by Tove Jansson?",  # no subject after "was"
-    "How do state and local governments fund schools?",  # "state" only modifies "governments"
 ])
 def test_words_after_an_auxiliary_that_are_no_subject_list_are_not_split(embed, question):
     assert understand(question, embed).kind != K.MULTI_FACETED
+
+
+def test_modifiers_that_share_a_subject_noun_split_with_it(embed):
+    # "state" only modifies "governments": asked apart, each keeps it ("How does state
+    # fund schools?" asks nothing); the parser reads "fund" as a noun until "do" finds it
+    structure = understand("How do state and local governments fund schools?", embed)
+    texts = [f.text for f in structure.facets]
+    assert all("governments fund schools" in t for t in texts), texts
 
 
 def test_a_list_after_the_verb_that_follows_an_auxiliary_is_its_object(embed):

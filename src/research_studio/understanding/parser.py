@@ -340,11 +340,15 @@ def _verbless_auxiliaries(doc: Doc) -> list[Token]:
     read as part of the noun phrase "a hard link cross filesystems") or an adjective
     ("Could a bad disk corrupt an array?"); a "do" whose head is a past participle ("What
     does the git reflog record, how long are its entries kept …": the parse joins the two
-    questions) or that is read as the main verb (``_do_without_its_verb``). A noun "do"
-    supports is mended by ``_verbs_read_as_nouns_after_do``."""
+    questions), a noun that is no verb's base form ("hyperinflation") or that is read as
+    the main verb (``_do_without_its_verb``). A noun "do" supports that can be a verb is
+    mended by ``_verbs_read_as_nouns_after_do``."""
     return [t for t in doc if (t.dep_ == "aux" and t.i < t.head.i and (
         (t.tag_ == "MD" and t.head.pos_ in ("NOUN", "PROPN", "ADJ"))
-        or (t.lemma_ == "do" and t.head.tag_ == "VBN"))) or _do_without_its_verb(t)]
+        or (t.lemma_ == "do" and t.head.tag_ == "VBN")
+        # "Why did the Weimar Republic experience hyperinflation": no verb's base form
+        or (t.lemma_ == "do" and t.head.pos_ in ("NOUN", "PROPN") and not _a_base_form(t.head)))
+        ) or _do_without_its_verb(t)]
 
 
 def _do_without_its_verb(token: Token) -> bool:
@@ -360,7 +364,12 @@ def _could_be_the_verb(token: Token) -> bool:
     """A word read as a singular noun or an adjective that is also a verb in its base
     form ("cross", "cache", "plan"), and no determiner's noun ("a view")."""
     return (token.tag_ in ("NN", "JJ") and token.i > 0 and token.doc[token.i - 1].pos_ != "DET"
-            and token.lower_ in getAllLemmas(token.lower_, upos="VERB").get("VERB", ()))
+            and _a_base_form(token))
+
+
+def _a_base_form(token: Token) -> bool:
+    """The word, as written, is a verb's base form ("cross", "end"; not "hyperinflation")."""
+    return token.lower_ in getAllLemmas(token.lower_, upos="VERB").get("VERB", ())
 
 
 def _with_the_verb_found(nlp: Language, doc: Doc) -> Doc:
