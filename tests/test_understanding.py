@@ -1366,6 +1366,17 @@ def test_a_why_question_whose_verb_is_tagged_a_noun_asks_for_its_factors(embed):
     assert "What factors led cats to purr?" in texts and "What are the causes of cats?" not in texts
 
 
+@pytest.mark.parametrize(("question", "caused"), [
+    ("What caused the sinking of the Titanic in 1912?", "the sinking of the Titanic"),
+    ("What triggered the fall of the Berlin Wall?", "the fall of the Berlin Wall"),
+])
+def test_what_a_question_asks_the_causes_of_is_its_verbs_object_whole(embed, question, caused):
+    # "What are the causes of the Titanic?" took the name inside the object for it
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.CAUSAL and structure.topic == caused
+    assert f"What are the causes of {caused}?" in texts, texts
+
+
 def test_a_why_question_whose_verb_is_read_into_its_subject_asks_for_its_factors(embed):
     # the parser reads "experience" as a noun of "the Soviet Union experience food
     # shortages"; "did" has no verb until it is found

@@ -327,6 +327,9 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         # "Which setting makes the server log …?" asks for a setting, not for causes: "What
         # are the causes of the server?" asks nothing it asks; it is researched as asked
         kind = K.OPEN
+    if kind == K.CAUSAL and not reason and not outcome:
+        # "What caused the collapse of X in 2023?" asks the causes of the collapse, not of X
+        topic = parts.object_asked_about(why_text, why_doc) or topic
     effects = kind == K.CAUSAL and embed is not None and asks_for_effects(text, embed)
     return QuestionStructure(kind=kind, topic=topic, reason_for=reason, outcome_of=outcome,
                              asks_effects=effects,

@@ -860,6 +860,17 @@ def topic(text: str, doc: Doc, skip: set[int] = frozenset()) -> str:
     return ""
 
 
+def object_asked_about(text: str, doc: Doc) -> str:
+    """What a question whose question word is its verb's subject asks about: the verb's
+    direct object, whole ("What caused the collapse of Silicon Valley Bank in March 2023?"
+    is about the collapse, not the bank); empty for any other question."""
+    root = next(iter(doc.sents)).root
+    if not any(c.dep_.startswith("nsubj") and c.tag_ in WH_TAGS for c in root.children):
+        return ""
+    thing = next((c for c in root.children if c.dep_ == "dobj"), None)
+    return clean_phrase(text_of(text, list(thing.subtree))) if thing is not None else ""
+
+
 def noun_phrase(text: str, chunk: Span, keep_article: bool = False) -> str:
     """The chunk without its article (a name keeps it), a superlative ("the best
     database" is about databases) or the asker's possessive, with compound words that
