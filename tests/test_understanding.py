@@ -1542,6 +1542,21 @@ def test_a_statement_given_in_a_clause_of_the_question_is_weighed(embed, questio
     assert any(statement in t and "contradicts" in t for t in texts), texts
 
 
+@pytest.mark.parametrize(("question", "statement"), [
+    ("Is an MBA worth it if I already have an engineering degree and five years of management experience?",
+     "an MBA is worth it if I already have an engineering degree and five years of management experience"),
+    ("Is a home battery worth it if I already have solar panels and a heat pump?",
+     "a home battery is worth it if I already have solar panels and a heat pump"),
+])
+def test_what_the_asker_already_has_is_the_condition_of_the_statement_weighed(embed, question, statement):
+    # the things the asker has are no facets ("What is the engineering degree of management
+    # experience?") nor things compared ("What is known about solar panels?")
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.EVALUATIVE and structure.claim == statement
+    assert not structure.items and not structure.facets
+    assert_questions(texts)
+
+
 def test_a_clause_holding_the_question_word_states_nothing(embed):
     assert understand("The ruling held that the use of what test was constitutional?", embed).claim == ""
 

@@ -218,7 +218,8 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     # alternatives a question offers that no reading of its kind compares ("Which came out
     # first, A or B?" reads as history): each researched beside the question
     compared_group = len(group) >= 2 and _compared(group, intent) \
-        and not _detail_of_the_askers_action(doc, group) and not led_to
+        and not _detail_of_the_askers_action(doc, group) and not led_to \
+        and not _the_askers_circumstance(group[0])
     # "We are a 5-person startup. Which database should we use, A or B?" asks, its situation
     # set aside, what each item is asked
     compares = {**common, "asks_itself": True} \
@@ -262,7 +263,7 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
     # asks one attribute of each (below); nouns coordinated in what a question follows are
     # what led to it ("I run two sites on one machine and users of …. How does nginx …?")
     if len(group) >= 2 and all(m.pos_ == "NOUN" for m in group) and not owns_an_attribute(group[0]) \
-            and not in_premises:
+            and not in_premises and not _the_askers_circumstance(group[0]):
         facets = _noun_facets(text, group)
         if len(facets) >= 2:
             return QuestionStructure(kind=K.MULTI_FACETED, facets=facets,
@@ -492,6 +493,15 @@ def _compared(group: list, intent: str | None) -> bool:
         return not (all(m.pos_ == "NOUN" for m in group) and _owner_complement(group))
     return intent == K.EVALUATIVE and not any(c.dep_ == "prep" for m in group for c in m.children) \
         and not any(t.dep_ in ("relcl", "acl") for t in group[0].ancestors)  # "who served as A and B"
+
+
+def _the_askers_circumstance(token: Token) -> bool:
+    """The word is in a clause subordinate to the question whose subject is the asker ("…
+    worth it if I already have a CS degree and two years of experience"): what the asker
+    has or does, which the question is asked under, not a part of what it asks."""
+    clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), None)
+    return clause is not None and clause.dep_ == "advcl" and parts.personal(
+        [c for c in clause.children if c.dep_.startswith("nsubj")])
 
 
 def _detail_of_the_askers_action(doc: Doc, group: list) -> bool:

@@ -53,9 +53,11 @@ def yes_no_claim(text: str, doc: Doc) -> Claim | None:
     """The statement the question asks about, or None for a question that is not one
     yes/no question (a question word, several sentences, no subject after the auxiliary,
     the asker or the one asked as the subject: "Should I learn Rust?" asks for advice, "Can
-    you explain …?" is a request) or one that coordinates anything."""
+    you explain …?" is a request) or one that coordinates anything outside a condition
+    ("… worth it if I already have a degree and two years of experience" is one claim)."""
     # anything coordinated ("Are A and B both …?") asks of several things, or two questions
-    if not asks_yes_or_no(doc) or any(t.dep_ in ("cc", "preconj") for t in doc):
+    if not asks_yes_or_no(doc) or any(t.dep_ in ("cc", "preconj")
+                                      and not any(a.dep_ == "advcl" for a in t.ancestors) for t in doc):
         return None
     said = statement_order(text, doc, _opening_auxiliary(doc))
     # the asker ("Should I …?") asks advice, and "Can you explain …?" is a request
