@@ -2603,6 +2603,16 @@ def test_a_comma_list_is_read_from_its_commas_when_the_parse_breaks_it(embed, te
     assert_asked_apart([f.text for f in understand(text, embed).facets], parts_asked)
 
 
+def test_a_comma_list_the_parse_reads_keeps_the_words_after_it_for_each_member(embed):
+    # the commas alone end the list at the last "and" ("… in Copenhagen and Bogota at
+    # cutting car trips", "… in injuries"); the parse coordinates the three cities
+    structure = understand("How well have bike lanes worked in Paris, Copenhagen and Bogota at cutting car "
+                           "trips and injuries?", embed)
+    assert [f.text for f in structure.facets] == [
+        f"How well have bike lanes worked in {city} at cutting car trips and injuries?"
+        for city in ("Paris", "Copenhagen", "Bogota")]
+
+
 def test_a_comma_list_of_actions_asks_each_with_the_shared_words(embed):
     structure = understand("How do I set up a Python virtual environment, install PyTorch, and "
                            "check that it sees my GPU?", embed)

@@ -62,7 +62,7 @@ from research_studio.understanding.offers import (
     offered_phrases,
 )
 from research_studio.understanding.parser import parse
-from research_studio.understanding.serial import serial_members, serial_questions
+from research_studio.understanding.serial import MAX_SERIAL, MIN_SERIAL, serial_members, serial_questions
 from research_studio.understanding.structure import MIN_QUESTION_WORDS, Facet, QuestionKind, QuestionStructure
 from research_studio.understanding.subject import heading_subject, ranked_subjects
 
@@ -1073,7 +1073,25 @@ def _distributed(text: str, segment: Span, referent: str, inverted: list[str] | 
     # the parse's subjects, or the subject list it misread, where that finds more members
     found = max(subject_group(text, segment), inverted, key=len) or per_action(text, segment, referent)
     listed = serial_questions(text, segment, referent)  # "install X, check Y, and run Z"
+    if len(listed) > len(found) and (coordinated := _list_the_parse_reads(segment)):
+        # "… in London, Stockholm and Singapore at reducing traffic and pollution?": the
+        # parse says where each member ends, and the words after the list are asked of each
+        return group_around(text, segment, coordinated).questions()
     return listed if len(listed) > len(found) else found
+
+
+def _list_the_parse_reads(segment: Span) -> list[Token]:
+    """The comma list of the segment (``serial_members``) as the parse coordinates it,
+    where it coordinates a noun list from the word before the first comma ("in London,
+    Stockholm and Singapore at reducing traffic and pollution": the commas alone end the
+    list at the last "and"); empty where the parse reads no such list (a broken
+    coordination is why the commas are read)."""
+    members = serial_members(segment, owners=True)
+    first = members[0][-1] if members else None
+    if first is None or first.pos_ not in ("NOUN", "PROPN"):
+        return []
+    coordinated = parts.conjuncts_in_order(first)
+    return coordinated if MIN_SERIAL <= len(coordinated) <= MAX_SERIAL else []
 
 
 def _object_pieces(text: str, target: Span, members: list, referent: str,
