@@ -1590,7 +1590,7 @@ def test_a_templated_kind_with_no_subject_is_left_to_the_knowledge_base(kind):
     question = "How did the printing press change things?"
     assert decompose(QuestionStructure(text=question, kind=kind), 5) == []
     rows = decompose(QuestionStructure(text=question, kind=kind, topic="the printing press",
-                                       asks_itself=True), 5)
+                                       asks_itself=True, weighs_options=True), 5)
     assert len(rows) >= 2 and all(question not in row.text for row in rows[1:]), rows
 
 
@@ -1598,7 +1598,7 @@ def test_only_a_question_that_weighs_options_gets_the_option_templates():
     # an instruction the encoder reads as evaluative ("Summarize the key findings of X")
     # weighs no options: it is researched like an open question
     asked = QuestionStructure(text="What is the best CI service for a small team?", kind=K.EVALUATIVE,
-                              topic="CI service", asks_itself=True)
+                              topic="CI service", asks_itself=True, weighs_options=True)
     told = QuestionStructure(text="Summarize the key findings of the annual security report",
                              kind=K.EVALUATIVE, topic="the annual security report", asks_itself=False)
     assert any("options" in row.text for row in decompose(asked, 5))
@@ -1634,6 +1634,25 @@ def test_a_best_option_question_is_evaluative_not_a_chain(embed):
                                embed)
     assert structure.kind == K.EVALUATIVE and not structure.clauses
     assert_questions(texts)
+
+
+def test_a_best_option_question_weighs_the_options_of_its_kind(embed):
+    structure, texts = plan_of("What is the best database for a startup that needs to scale quickly?",
+                               embed)
+    assert structure.weighs_options
+    assert any(t.startswith("What are the main options for ") for t in texts), texts
+
+
+@pytest.mark.parametrize("question", [
+    "Should we keep using Jenkins for a team of five developers?",
+    "Are Prague and Vienna both on the Danube?",
+])
+def test_a_judgement_that_asks_for_no_option_weighs_none(embed, question):
+    # "What are the main options for Jenkins?", "Which criteria matter when judging Prague?"
+    # asked what the question does not
+    structure, texts = plan_of(question, embed)
+    assert not structure.weighs_options
+    assert not any("main options" in t or "criteria matter" in t or "each option" in t for t in texts), texts
 
 
 @pytest.mark.parametrize(("question", "action"), [

@@ -333,7 +333,7 @@ def _structure(text: str, doc: Doc, scores: dict[str, float],
         topic = parts.object_asked_about(why_text, why_doc) or topic
     effects = kind == K.CAUSAL and embed is not None and asks_for_effects(text, embed)
     return QuestionStructure(kind=kind, topic=topic, reason_for=reason, outcome_of=outcome,
-                             asks_effects=effects,
+                             asks_effects=effects, weighs_options=parts.asks_for_a_choice(doc),
                              action=means or (asker_action(text, doc) if asks_a_way else ""),
                              claim=claim.statement if claim is not None else "", **common)
 
@@ -497,10 +497,11 @@ def _compared(group: list, intent: str | None) -> bool:
 
 def _the_askers_circumstance(token: Token) -> bool:
     """The word is in a clause subordinate to the question whose subject is the asker ("…
-    worth it if I already have a CS degree and two years of experience"): what the asker
-    has or does, which the question is asked under, not a part of what it asks."""
+    worth it if I already have a CS degree and two years of experience", "What should I
+    know before adopting a greyhound, we have a cat and a small apartment"): what the
+    asker has or does, which the question is asked under, not a part of what it asks."""
     clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), None)
-    return clause is not None and clause.dep_ == "advcl" and parts.personal(
+    return clause is not None and clause.dep_ in ("advcl", "ccomp") and parts.personal(
         [c for c in clause.children if c.dep_.startswith("nsubj")])
 
 

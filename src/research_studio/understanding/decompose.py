@@ -137,9 +137,10 @@ def _evaluative(s: QuestionStructure, limit: int) -> list[PlanRow]:
         if s.topic:
             rows.append((background_question(s.topic, s.action), 0.7, "background on the main subject"))
         return rows
-    if not s.topic or not s.asks_itself:
-        # no subject to weigh options for, or an instruction that weighs none ("Summarize
-        # the key findings of X"): researched like an open question
+    if not s.topic or not s.asks_itself or not s.weighs_options:
+        # no subject to weigh options for, an instruction that weighs none ("Summarize
+        # the key findings of X") or a question that asks for no option ("Should we keep
+        # using SQLite …?", "Are A and B both from X?"): researched like an open question
         return []
     return [(s.as_question, 1.0, "the question itself, researched directly"),
             (t["options"].format(topic=topic, purpose=s.purpose), 0.9, "the options being weighed"),

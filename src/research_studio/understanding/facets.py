@@ -860,6 +860,13 @@ def topic(text: str, doc: Doc, skip: set[int] = frozenset()) -> str:
     return ""
 
 
+def asks_for_a_choice(doc: Doc) -> bool:
+    """The question asks for the best of something or for which one of a kind: a
+    superlative ("the best database", "the most effective way") or a question word that
+    determines a noun ("Which backup tool …", "What database …")."""
+    return any(t.tag_ in ("JJS", "RBS") or (t.tag_ == "WDT" and t.dep_ == "det") for t in doc)
+
+
 def object_asked_about(text: str, doc: Doc) -> str:
     """What a question whose question word is its verb's subject asks about: the verb's
     direct object, whole ("What caused the collapse of Silicon Valley Bank in March 2023?"

@@ -62,6 +62,9 @@ class QuestionStructure:
     # a causal question asks what its topic brings about or how it works, not its causes
     asks_effects: bool = False
     claim: str = ""  # what a yes/no question asks about: "coffee causes dehydration"
+    # an evaluative question asks for the best or for which one of a kind ("What is the
+    # best database for …?", "Which backup tool should I use?"): it weighs options
+    weighs_options: bool = False
     # what a question about the asker's own doing asks how to do: "configure a firewall
     # with nftables on Debian" ("How do I configure …?")
     action: str = ""
