@@ -2632,6 +2632,16 @@ def test_a_comma_list_the_parse_reads_keeps_the_words_after_it_for_each_member(e
         for city in ("Paris", "Copenhagen", "Bogota")]
 
 
+def test_a_comma_list_after_a_phrase_that_sets_the_scene_starts_after_it(embed):
+    # "In PostgreSQL," is no member of the list: "In PostgreSQL, how do I create a role,
+    # grant it read access?" was the first
+    structure = understand("In PostgreSQL, how do I create a role, grant it read access and set its "
+                           "password to expire?", embed)
+    assert [f.text for f in structure.facets] == [
+        "In PostgreSQL, how do I create a role?", "In PostgreSQL, how do I grant a role read access?",
+        "In PostgreSQL, how do I set the password of a role to expire?"]
+
+
 def test_a_comma_list_of_actions_asks_each_with_the_shared_words(embed):
     structure = understand("How do I set up a Python virtual environment, install PyTorch, and "
                            "check that it sees my GPU?", embed)

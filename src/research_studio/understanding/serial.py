@@ -24,6 +24,7 @@ from research_studio.understanding.facets import (
     WH_TAGS,
     disjunction,
     embedded_question,
+    has_main_verb,
     resolve_pronouns,
     verb_form,
 )
@@ -92,10 +93,16 @@ def serial_members(span: Span, owners: bool = False) -> list[Span]:
     an attribute and its preposition ("Who composed the scores for A, B, and C?"), which a
     question asks of each (in a brief's "correlations between A, B, and C" it relates them
     to one another, and only "of" is read so, in ``distribute``)."""
-    commas = _top_level_commas(span)
+    doc = span.doc
+    # the comma after a phrase that sets the scene before the question word ("With
+    # kubectl, how do I scale X, roll out Y and roll back Z?") belongs to no list
+    asking = next((t for t in span if t.tag_ in WH_TAGS), None)
+    scene = asking is not None and span[0].pos_ == "ADP" and asking.i > span.start \
+        and doc[asking.i - 1].text == "," and not has_main_verb(doc[span.start:asking.i]) \
+        and not any(t.text in LIST_INTRODUCERS for t in doc[span.start:asking.i])
+    commas = [c for c in _top_level_commas(span) if not scene or c > asking.i]
     if not commas:
         return []
-    doc = span.doc
     # a list after a colon or dash (in the span, or just before it: "Focus areas: A, B, C")
     introduced = any(t.text in LIST_INTRODUCERS for t in doc[max(span.start - 1, 0):commas[0]])
     pieces, joint = _pieces_after(span, commas, introduced)
