@@ -680,6 +680,9 @@ def test_parallel_items_keep_their_second_word(embed, question, items):
     # "in terms" frames the list; "as pets" stays what the comparison is about
     ("Compare cats and dogs as pets in terms of cost and care", ["cats", "dogs"], ["cost", "care"],
      "as pets"),
+    # the parse hangs "on" on the second item, which it reads as a verb: no genitive
+    ("Compare Kafka and RabbitMQ on latency, throughput and operational cost", ["Kafka", "RabbitMQ"],
+     ["latency", "throughput", "operational cost"], ""),
 ])
 def test_listed_attributes_are_compared_one_by_one(embed, question, items, attributes, purpose):
     structure, texts = plan_of(question, embed)

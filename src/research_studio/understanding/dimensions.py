@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from spacy.tokens import Doc, Span, Token
 
+from research_studio.understanding.distribute import genitive
 from research_studio.understanding.exemplars import Embed, exemplar_scores
 from research_studio.understanding.facets import text_of
 
@@ -126,14 +127,16 @@ def attribute_lists(doc: Doc, groups: list[list[Token]], embed: Embed) -> list[l
 
 def phrase_opening(doc: Doc, group: list[Token], others: list[list[Token]]) -> Token | None:
     """The preposition that opens the phrase the group is in, where that phrase is written
-    after one of ``others`` and hangs on none of their members; else None. "the pros and
-    cons of A, B and C": a phrase on the earlier group's nouns completes them, the later
-    group owns the attributes they name."""
+    after one of ``others`` and is no genitive of their members; else None. "the pros and
+    cons of A, B and C": an "of" on the earlier group's nouns completes them, the later
+    group owns the attributes they name; "Compare A and B on latency, throughput and cost"
+    lists attributes wherever the parse hangs "on"."""
     first = group[0].left_edge.i  # before the member's own modifiers ("running costs")
     opening = next((t for t in reversed(doc[:first]) if t.pos_ == "ADP"
                     or t.pos_ in ("VERB", "AUX") or t.is_punct), None)
-    if opening is None or opening.pos_ != "ADP" or any(opening.head in other for other in others) \
-            or not any(max(t.i for t in other) < opening.i for other in others):
+    if opening is None or opening.pos_ != "ADP" \
+            or not any(max(t.i for t in other) < opening.i for other in others) \
+            or (genitive(opening) and any(opening.head in other for other in others)):
         return None
     return opening
 

@@ -77,11 +77,16 @@ def _inside_relative_clause(token: Token) -> bool:
     return any(t.dep_ in ("relcl", "acl") for t in (token, *token.ancestors))
 
 
+def genitive(preposition: Token) -> bool:
+    """English's genitive preposition, "of": what it relates owns what it hangs on."""
+    return preposition.lower_ == "of"
+
+
 def owns_an_attribute(token: Token) -> bool:
     """The noun is the object of "of" on a noun ("the effects of the drought"): it owns
     the attribute that noun names."""
     prep = token.head
-    return (token.dep_ == "pobj" and token.pos_ in ("NOUN", "PROPN") and prep.lower_ == "of"
+    return (token.dep_ == "pobj" and token.pos_ in ("NOUN", "PROPN") and genitive(prep)
             and prep.head.pos_ == "NOUN")
 
 
