@@ -362,9 +362,9 @@ def _one_question_after_statements(sentences: list[Span], segments: list[Span]) 
 
 
 def _asked_after_a_statement(segments: list[Span]) -> bool:
-    """One sentence states something, then asks after it ("my foreign keys aren't
-    enforced, why", "apt update fails with X, how do I fix it"): its last segment asks and
-    every one before is a clause of its own that neither asks nor instructs."""
+    """One sentence states something, then asks after it ("nginx keeps returning 502
+    after a reload, how do I fix it"): its last segment asks and every one before is a
+    clause of its own that neither asks nor instructs."""
     return len(segments) >= 2 and parts.asks(segments[-1]) and all(
         parts.has_main_verb(s) and not parts.asks(s) and not _instructs(s)
         and s[0].pos_ not in ("VERB", "AUX")  # a verb first: a question the parse misread ("Do A …")

@@ -1378,7 +1378,9 @@ def direct_question(text: str, span: Span, of_the_items: bool = False) -> str:
     → "How does MVCC work?", "what isolation levels PostgreSQL offers" → "What isolation
     levels does PostgreSQL offer?", "why leaves are green" → "Why are leaves green?").
     Empty where the words cannot simply be moved: a pronoun to resolve, a negation, a
-    subject that is not one phrase between the question words and the verb."""
+    subject that is not one phrase between the question words and the verb.
+    ``of_the_items``: a plural pronoun that stands for compared items stays ("how they
+    explain X" → "How do they explain X?"), for ``per_item`` to put each item in its place."""
     first = span[0]
     if first.tag_ not in WH_TAGS or first.dep_.startswith("nsubj") or any(
             (t.pos_ == "PRON" or "Dem" in t.morph.get("PronType")) and t.tag_ not in WH_TAGS

@@ -340,13 +340,13 @@ def _verbless_auxiliaries(doc: Doc) -> list[Token]:
     read as part of the noun phrase "a hard link cross filesystems") or an adjective
     ("Could a bad disk corrupt an array?"); a "do" whose head is a past participle ("What
     does the git reflog record, how long are its entries kept …": the parse joins the two
-    questions), a noun that is no verb's base form ("hyperinflation") or that is read as
-    the main verb (``_do_without_its_verb``). A noun "do" supports that can be a verb is
-    mended by ``_verbs_read_as_nouns_after_do``."""
+    questions) or a noun that is no verb's base form ("Why did the Weimar Republic
+    experience hyperinflation?": the verb read into the subject); a "do" read as the main
+    verb (``_do_without_its_verb``). A noun "do" supports that can be a verb is mended by
+    ``_verbs_read_as_nouns_after_do``."""
     return [t for t in doc if (t.dep_ == "aux" and t.i < t.head.i and (
         (t.tag_ == "MD" and t.head.pos_ in ("NOUN", "PROPN", "ADJ"))
         or (t.lemma_ == "do" and t.head.tag_ == "VBN")
-        # "Why did the Weimar Republic experience hyperinflation": no verb's base form
         or (t.lemma_ == "do" and t.head.pos_ in ("NOUN", "PROPN") and not _a_base_form(t.head)))
         ) or _do_without_its_verb(t)]
 
