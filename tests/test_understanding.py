@@ -158,6 +158,19 @@ def test_items_chosen_between_are_compared_for_the_purpose_after_them(embed):
     assert all("for a small API" in t for t in texts[1:]), texts
 
 
+@pytest.mark.parametrize("question", [
+    "Compare Lightroom and Capture One for wedding photographers",
+    "Formula One or MotoGP for a first race weekend?",  # guard: read as one name before too
+])
+def test_a_number_word_written_in_a_name_is_part_of_the_item(embed, question):
+    # the parse hangs "One" on "Capture" as an object: "Capture" alone was the item, and
+    # the purpose after the name was lost
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and any("One" in item for item in structure.items), structure.items
+    assert structure.purpose.startswith(" for "), structure.purpose
+    assert_questions(texts)
+
+
 def test_a_query_typed_without_a_verb_compares_for_its_purpose(embed):
     # "for session storage" hangs on an item: the purpose, not an attribute "storage"
     structure, texts = plan_of("Redis or Memcached for session storage?", embed)

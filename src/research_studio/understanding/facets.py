@@ -85,7 +85,8 @@ def member_tokens(member: Token) -> list[Token]:
 
 def _own_words(token: Token) -> list[Token]:
     """A noun with the modifiers written before it ("BRIN indexes", "B-tree") and a number
-    right after it, which names its version or model ("iPhone 15", "Python 3")."""
+    right after it, which names its version or model ("iPhone 15", "Python 3"), or a
+    number word written as part of its name ("Capture One", whatever the parse hangs it as)."""
     out = [token]
     for child in token.lefts:
         # not a preposition the parse hangs on it ("A vs B vs C": the second "vs")
@@ -93,7 +94,8 @@ def _own_words(token: Token) -> list[Token]:
                 and child.pos_ != "ADP":
             out += [t for t in child.subtree]
     following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
-    if following is not None and following.head == token and following.dep_ == "nummod":
+    if following is not None and following.head == token and (
+            following.dep_ == "nummod" or (following.pos_ == "NUM" and following.text[:1].isupper())):
         out.append(following)
     return out
 
