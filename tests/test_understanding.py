@@ -171,6 +171,18 @@ def test_a_number_word_written_in_a_name_is_part_of_the_item(embed, question):
     assert_questions(texts)
 
 
+@pytest.mark.parametrize(("question", "items"), [
+    ("What's the difference between SELECT ... FOR UPDATE and SELECT ... FOR SHARE?",
+     ["SELECT ... FOR UPDATE", "SELECT ... FOR SHARE"]),
+    ("Should I use MERGE or INSERT ... ON CONFLICT to upsert rows?", ["MERGE", "INSERT ... ON CONFLICT"]),
+])
+def test_a_statement_in_capitals_with_its_middle_elided_is_one_item(embed, question, items):
+    # the parser reads the ellipsis as a break: "What's the difference between SELECT?"
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.items == items, structure
+    assert_questions(texts)
+
+
 def test_a_query_typed_without_a_verb_compares_for_its_purpose(embed):
     # "for session storage" hangs on an item: the purpose, not an attribute "storage"
     structure, texts = plan_of("Redis or Memcached for session storage?", embed)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from lemminflect import getAllLemmas, getInflection
 from spacy.language import Language
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc, Span, Token
 
 log = logging.getLogger("research_studio.understanding")
 
@@ -143,6 +143,43 @@ def _lowered(text: str, tokens: Sequence) -> str:
 # The marks around what is merged into one token and tagged a proper noun: backticks
 # around code, double quotation marks (straight or curly) around a quotation
 _NAME_MARKS = (("`", "`"), ('"', '"'), ("\u201c", "\u201d"))
+# What elides the middle of a statement written in capitals ("INSERT ... ON CONFLICT")
+_ELLIPSES = ("...", "\u2026")
+
+
+def _code_word(token: Token) -> bool:
+    """A word written in capitals, as statements of SQL and similar languages are."""
+    return token.is_alpha and token.text.isupper()
+
+
+def _elided_code(doc: Doc) -> list[Span]:
+    """Statements written in capitals with their middle elided ("SELECT ... FOR UPDATE",
+    "INSERT ... ON CONFLICT", "BEGIN ... COMMIT"): the words in capitals on both sides of
+    each ellipsis, which name one statement; the parser reads the ellipsis as a break."""
+    spans: list[Span] = []
+    for mark in (t for t in doc if t.text in _ELLIPSES and 0 < t.i < len(doc) - 1):
+        if not (_code_word(doc[mark.i - 1]) and _code_word(doc[mark.i + 1])) \
+                or (spans and mark.i < spans[-1].end):
+            continue
+        start, end = mark.i - 1, mark.i + 2
+        while start > 0 and _code_word(doc[start - 1]):
+            start -= 1
+        while end < len(doc) and (_code_word(doc[end]) or (
+                doc[end].text in _ELLIPSES and end + 1 < len(doc) and _code_word(doc[end + 1]))):
+            end += 1
+        spans.append(doc[start:end])
+    return spans
+
+
+def _names_one_thing(text: str) -> bool:
+    """A token merged by ``_with_code_as_names``: code or a quotation within its marks, or
+    a statement in capitals with its middle elided."""
+    if len(text) > 2 and (text[0], text[-1]) in _NAME_MARKS:
+        return True
+    words = text
+    for mark in _ELLIPSES:
+        words = words.replace(mark, " ")
+    return words != text and all(w.isalpha() and w.isupper() for w in words.split())
 
 
 def _with_code_as_names(nlp: Language, text: str) -> Doc:
@@ -163,6 +200,8 @@ def _with_code_as_names(nlp: Language, text: str) -> Doc:
         inside = 1 if opening == "`" else 2
         spans += [doc[start:end + 1] for start, end in pairs if end > start + inside
                   and doc[start].text == opening and doc[end].text == closing]
+    quoted = {t.i for span in spans for t in span}
+    spans += [span for span in _elided_code(doc) if not quoted & {t.i for t in span}]
     if spans:
         with doc.retokenize() as retokenizer:
             for span in spans:
@@ -197,7 +236,7 @@ def _through_pipeline(nlp: Language, doc: Doc) -> Doc:
     for _, component in nlp.pipeline:
         doc = component(doc)
     for token in doc:  # code and quotations merged into one token name one thing
-        if len(token.text) > 2 and (token.text[0], token.text[-1]) in _NAME_MARKS:
+        if _names_one_thing(token.text):
             token.tag_, token.pos_ = "NNP", "PROPN"
     return doc
 
