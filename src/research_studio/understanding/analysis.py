@@ -500,7 +500,7 @@ def _the_askers_circumstance(token: Token) -> bool:
     worth it if I already have a CS degree and two years of experience", "What should I
     know before adopting a greyhound, we have a cat and a small apartment"): what the
     asker has or does, which the question is asked under, not a part of what it asks."""
-    clause = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), None)
+    clause = parts.verb_of(token)
     return clause is not None and clause.dep_ in ("advcl", "ccomp") and parts.personal(
         [c for c in clause.children if c.dep_.startswith("nsubj")])
 

@@ -48,19 +48,20 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
     # one that names some of them ("…, and when should I avoid WAL?") is asked as it stands
     own = [f.text for f in s.facets if "{item" not in f.text]
     s = replace(s, facets=[f for f in s.facets if "{item}" in f.text])
-    if s.facets and any(len(_asked_of(item, s.facets[0].text).split()) < MIN_QUESTION_WORDS
-                        for item in s.items):
+    # "what is each one good for?" asked of each item, once
+    asked_each = {item: _asked_of(item, s.facets[0].text) for item in s.items} if s.facets else {}
+    if any(len(asked.split()) < MIN_QUESTION_WORDS for asked in asked_each.values()):
         # "What causes X?" is under a sub-question's words: the question asks it of every
         # item already, and each item is researched beside it
-        s = replace(s, facets=[])
+        s, asked_each = replace(s, facets=[]), {}
     asking = s.asks_itself and not s.facets
     # the question itself, unless it would leave an item without a sub-question of its own
     whole = asking and len(s.items) + len(own) < limit
     rows: list[PlanRow] = [(s.as_question, 1.0, "the question itself, researched directly")] if whole else []
     for item in s.items:
         query = ""  # searched as worded, but for a template whose words are the reader's
-        if s.facets and "{item}" in s.facets[0].text:  # "what is each one good for?"
-            text = _asked_of(item, s.facets[0].text)
+        if item in asked_each:  # "what is each one good for?"
+            text = asked_each[item]
         elif dims:
             text = t["item_with_dimensions"].format(item=item, dimensions=dims, purpose=s.purpose)
         elif asking and len((asked := _asked_of(item, s.item_question)).split()) >= MIN_QUESTION_WORDS:

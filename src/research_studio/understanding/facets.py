@@ -592,10 +592,15 @@ def dimension_words(text: str, doc: Doc, group: list[Token], purpose: str,
     return list(dict.fromkeys(dims))
 
 
+def verb_of(token: Token) -> Token | None:
+    """The verb whose clause holds the word: its nearest verbal ancestor; None when none is
+    (a question typed without a verb)."""
+    return next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), None)
+
+
 def _clause_of(token: Token) -> Token:
-    """The verb whose clause holds the word: its nearest verbal ancestor, or the
-    sentence's root when none is (a question typed without a verb)."""
-    return next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), token.sent.root)
+    """The verb whose clause holds the word (``verb_of``), or the sentence's root."""
+    return verb_of(token) or token.sent.root
 
 
 def compared_in_clause(group: list[Token], stop: int | None = None) -> Span | None:
@@ -998,7 +1003,7 @@ def _bound_by_its_subject(pronoun: Token) -> bool:
     or for nothing ("is it worth it": the second "it" is not the thing asked about)."""
     if pronoun.dep_.startswith("nsubj"):
         return False
-    clause = next((a for a in pronoun.ancestors if a.pos_ in ("VERB", "AUX")), None)
+    clause = verb_of(pronoun)
     subject = next((c for c in clause.children if c.dep_.startswith("nsubj")), None) \
         if clause is not None else None
     return subject is not None and subject.lower_ == pronoun.lower_

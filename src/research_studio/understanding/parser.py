@@ -147,9 +147,9 @@ _NAME_MARKS = (("`", "`"), ('"', '"'), ("\u201c", "\u201d"))
 _ELLIPSES = ("...", "\u2026")
 
 
-def _code_word(token: Token) -> bool:
+def _code_word(word: str) -> bool:
     """A word written in capitals, as statements of SQL and similar languages are."""
-    return token.is_alpha and token.text.isupper()
+    return word.isalpha() and word.isupper()
 
 
 def _elided_code(doc: Doc) -> list[Span]:
@@ -158,14 +158,14 @@ def _elided_code(doc: Doc) -> list[Span]:
     each ellipsis, which name one statement; the parser reads the ellipsis as a break."""
     spans: list[Span] = []
     for mark in (t for t in doc if t.text in _ELLIPSES and 0 < t.i < len(doc) - 1):
-        if not (_code_word(doc[mark.i - 1]) and _code_word(doc[mark.i + 1])) \
+        if not (_code_word(doc[mark.i - 1].text) and _code_word(doc[mark.i + 1].text)) \
                 or (spans and mark.i < spans[-1].end):
             continue
         start, end = mark.i - 1, mark.i + 2
-        while start > 0 and _code_word(doc[start - 1]):
+        while start > 0 and _code_word(doc[start - 1].text):
             start -= 1
-        while end < len(doc) and (_code_word(doc[end]) or (
-                doc[end].text in _ELLIPSES and end + 1 < len(doc) and _code_word(doc[end + 1]))):
+        while end < len(doc) and (_code_word(doc[end].text) or (
+                doc[end].text in _ELLIPSES and end + 1 < len(doc) and _code_word(doc[end + 1].text))):
             end += 1
         spans.append(doc[start:end])
     return spans
@@ -179,7 +179,7 @@ def _names_one_thing(text: str) -> bool:
     words = text
     for mark in _ELLIPSES:
         words = words.replace(mark, " ")
-    return words != text and all(w.isalpha() and w.isupper() for w in words.split())
+    return words != text and all(map(_code_word, words.split()))
 
 
 def _with_code_as_names(nlp: Language, text: str) -> Doc:
