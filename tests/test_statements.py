@@ -171,6 +171,27 @@ def test_the_answer_also_gives_the_claim_the_main_section_lists_first():
     assert "The recover command" not in without
 
 
+def test_the_main_section_gives_as_many_closest_claims_as_configured():
+    """The encoder's closest claim is not always the answer: the next closest follows it
+    when two are asked for, each once, and a section short of claims gives what it has."""
+    lead = _sourced_claim("c1", "The shell keeps a history of the commands it ran.")
+    closest = _sourced_claim("c2", "The recover command reads a corrupt file page by page.")
+    answer = _sourced_claim("c3", "Recovered rows are written out as SQL statements.")
+    far = _sourced_claim("c4", "A backup copies the pages of a database.")
+    main = ({"sub_question_id": "sq_001", "priority": 1.0}, [lead, closest, answer, far])
+    relevance = {"c1": 0.41, "c2": 0.77, "c3": 0.66, "c4": 0.30}
+    ranked = main_section_claims([main], _listed([main], relevance))
+    sources = Citations(_sources("c1", "c2", "c3", "c4"))
+    def answer_with(count: int) -> str:
+        return extractive_summary([main], sources, lambda claim, chosen: False,
+                                  lambda claim: True, main_claims=ranked, closest_claims=count)
+    assert "Recovered rows" not in answer_with(1)
+    two = answer_with(2)
+    assert two.index("The shell keeps") < two.index("The recover command") < two.index("Recovered rows")
+    assert "A backup" not in two
+    assert answer_with(9).count("The recover command") == 1  # each claim once
+
+
 def test_the_closest_claim_is_not_added_when_it_restates_the_lead_or_leads_already():
     first = _sourced_claim("c1", "VACUUM reclaims the space of deleted rows.")
     again = _sourced_claim("c2", "VACUUM reclaims the space that deleted rows held.")

@@ -440,6 +440,13 @@ class ResearchConfig(BaseModel):
     # supporting paragraph on HotpotQA (cited recall 0.975 -> 0.950, lab log §17)
     shown_claim_overlap: Fraction = 0.9
     summary_repeat_overlap: Fraction = 0.7
+    # the offline Answer gives the plan's main section (the question itself, researched
+    # directly) this many claims closest to what it asks, after the lead its selection
+    # ranked first (which favours a source not cited yet). Two: the encoder ranks the
+    # sentence that answers a question first among its section's claims less often than
+    # in its first three, and each claim adds about 25 words to an Answer of about 120
+    # (docs/lab-log.md §56)
+    answer_closest_claims: NonNegativeInt = 2
     # relevance gate (graph/relevance.py): a verified claim is shown only when the sentence
     # encoder's cosine with its sub-question or the question reaches this. At 0.3 the
     # claims quoting MuSiQue's supporting paragraphs keep 0.88 of their cited recall in

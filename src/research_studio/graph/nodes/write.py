@@ -301,7 +301,7 @@ def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: C
                        same_statement: Callable[[Claim, list[Claim]], bool],
                        reads_alone: Callable[[Claim], bool],
                        answer: ShortAnswer | None = None,
-                       main_claims: Sequence[Claim] = ()) -> str:
+                       main_claims: Sequence[Claim] = (), closest_claims: int = 1) -> str:
     """Meta-synthesis without a capable model: the claim each section's selection ranked
     first, in priority order, joined into one paragraph (integrated: a claim that states
     what one chosen before states is passed over, and one that lacks the subject its
@@ -309,10 +309,11 @@ def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: C
     with the claim it comes from.
 
     The plan's main section (``main_claims``: its claims in the order the report lists
-    them, closest to what it asks first) gives a second claim after its lead: the first of
-    them not chosen yet that the reader can take alone. Selection ranks first a claim from
-    a source not cited yet, which keeps a chain's bridging evidence in the Answer; the
-    closest claim is what a question about one thing wants answered (lab log §49)."""
+    them, closest to what it asks first) gives ``closest_claims`` more after its lead: the
+    first of them not chosen yet that the reader can take alone. Selection ranks first a
+    claim from a source not cited yet, which keeps a chain's bridging evidence in the
+    Answer; the closest claims are what a question about one thing wants answered, and the
+    encoder's closest is not always the answer (lab log §49, §56)."""
     chosen: list[Claim] = []
     if answer is not None:
         chosen += [c for _, claims in shown_by_sq for c in claims if c["claim_id"] == answer.claim_id][:1]
@@ -323,10 +324,12 @@ def extractive_summary(shown_by_sq: list[tuple[dict, list[Claim]]], citations: C
         if lead is not None:
             chosen.append(lead)
         if main_claims and main_claims[0]["claim_id"] in {c["claim_id"] for c in claims}:
-            taken = {c["claim_id"] for c in chosen}
-            closest = next((c for c in main_claims if c["claim_id"] not in taken
-                            and reads_alone(c) and not same_statement(c, chosen)), None)
-            if closest is not None:
+            for _ in range(closest_claims):
+                taken = {c["claim_id"] for c in chosen}
+                closest = next((c for c in main_claims if c["claim_id"] not in taken
+                                and reads_alone(c) and not same_statement(c, chosen)), None)
+                if closest is None:
+                    break
                 chosen.append(closest)
     paragraphs: list[str] = []
     running: list[str] = []
@@ -390,6 +393,7 @@ class SummaryInput:
     same_statement: float  # the summary repeats no claim (summary_repeat_overlap)
     compares: bool = False  # the plan compares named items (no entity is the answer)
     main_claims: list[Claim] = field(default_factory=list)  # main_section_claims
+    closest_claims: int = 1  # of main_claims, after its lead (answer_closest_claims)
 
 
 @dataclass
@@ -414,7 +418,8 @@ class OfflineSummary:
                 bool(claim.get("context")) or stands_alone(parsed[claim["claim_id"]]))
 
         return Summary(extractive_summary(given.shown_by_sq, given.citations, same_statement,
-                                          whole, answer, given.main_claims), "extractive", answer)
+                                          whole, answer, given.main_claims,
+                                          given.closest_claims), "extractive", answer)
 
 
 class ModelSummary:
@@ -560,7 +565,7 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
     written = await deps.stages.summary.write(deps, SummaryInput(
         question, list(searched.values()), shown_by_sq, listed, citations, relevance,
         config.claim_text_min_similarity, config.summary_repeat_overlap, compares,
-        main_section_claims(shown_by_sq, listed_order)))
+        main_section_claims(shown_by_sq, listed_order), config.answer_closest_claims))
     summary, status, answer = written.text, written.status, written.short_answer
     query = _clean(state["query"])
     title = _clean(textwrap.shorten(state["query"], REPORT_TITLE_CHARS, placeholder=" …"))
