@@ -183,6 +183,32 @@ def test_a_statement_in_capitals_with_its_middle_elided_is_one_item(embed, quest
     assert_questions(texts)
 
 
+@pytest.mark.parametrize(("question", "items"), [
+    ("What is the difference between git clean -x and git clean -X?", ["git clean -x", "git clean -X"]),
+    ("What's the difference between dpkg -L and dpkg -S?", ["dpkg -L", "dpkg -S"]),
+    ("What is the difference between ls -a and ls -A?", ["ls -a", "ls -A"]),
+    ("Compare rsync -a and cp -r for copying a directory tree", ["rsync -a", "cp -r"]),
+    # the word typed before each repeated command is its program, and only that word
+    ("git fetch vs git pull --rebase vs git pull --ff-only, what happens in each case",
+     ["git fetch", "git pull --rebase", "git pull --ff-only"]),
+])
+def test_commands_typed_with_their_options_are_the_compared_items(embed, question, items):
+    # the parser reads an option as punctuation: "git clean" was compared with itself,
+    # "dpkg -L" with "dpkg", and items differing in case alone were asked about once
+    structure, texts = plan_of(question, embed)
+    assert structure.kind == K.COMPARISON and structure.items == items, structure
+    assert_questions(texts)
+    for item in items:
+        assert any(item in t for t in texts[1:]), texts
+
+
+def test_an_option_with_hyphens_inside_stays_with_its_command(embed):
+    # "--force-with-lease" was read as words: "What are the causes of lease?"
+    _, texts = plan_of("Why does git push --force-with-lease refuse to overwrite my colleague's commits?",
+                       embed)
+    assert all("lease" not in t or "--force-with-lease" in t for t in texts), texts
+
+
 def test_a_query_typed_without_a_verb_compares_for_its_purpose(embed):
     # "for session storage" hangs on an item: the purpose, not an attribute "storage"
     structure, texts = plan_of("Redis or Memcached for session storage?", embed)

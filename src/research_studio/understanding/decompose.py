@@ -196,8 +196,8 @@ def decompose(structure: QuestionStructure, limit: int) -> list[PlanRow]:
     if build is None:
         return []
     rows = build(structure, limit)
-    seen: set[str] = set()
-    unique = [PlanRow(*r) for r in rows if r[0].lower() not in seen and not seen.add(r[0].lower())]
+    seen: set[str] = set()  # exact text: items may differ in case alone ("ls -a", "ls -A")
+    unique = [PlanRow(*r) for r in rows if r[0] not in seen and not seen.add(r[0])]
     return unique[:limit]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import re
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -171,10 +172,58 @@ def _elided_code(doc: Doc) -> list[Span]:
     return spans
 
 
+# A command-line option as it is typed: one or two hyphens, then a letter ("-x", "-L",
+# "--soft", "--force-with-lease"); the syntax of command lines, not of English.
+_OPTION = re.compile(r"--?[A-Za-z][\w-]*")
+# A program or subcommand name written before its options: lower-case, as commands are
+# typed ("ssh", "clean", "pg_dump", "sqlite3")
+_COMMAND = re.compile(r"[a-z][a-z0-9_.+-]*")
+# a command word, then its options, each after blank space, up to blank space or the
+# punctuation that closes a clause
+_COMMAND_LINE = re.compile(r"(?<!\S)(?P<command>[a-z][a-z0-9_.+-]*)(?:\s+--?[A-Za-z][\w-]*)+"
+                           r"(?=[\s,.;:?!)]|$)")
+
+
+def _command_options(doc: Doc) -> list[Span]:
+    """Commands written with their options ("ssh -L", "git clean -X", "git reset --soft",
+    "git push --force-with-lease"): the options with the word typed before them, which
+    the parser otherwise reads as punctuation (or the words inside an option as words) and
+    coordinates the bare words ("git clean -x and git clean -X" compared "git clean" with
+    itself). The word before is taken for the command when it is typed as one and is no
+    function word; a verb typed right before an option ("Should I use -x?") is taken too,
+    which reads no worse than the option alone. Commands typed with the same word before
+    them ("git clean -x and git clean -X") take that word too: typed again before each
+    command, it is the program whose subcommand they are. One word only: the words before
+    a program are not typed as part of it ("git fetch vs git pull --rebase vs git pull
+    --ff-only" repeats "vs" too)."""
+    found = [m for m in _COMMAND_LINE.finditer(doc.text) if not doc.vocab[m["command"]].is_stop]
+    starts = {m.start(): m.start() for m in found}
+    for command in {m["command"] for m in found}:
+        alike = [m for m in found if m["command"] == command]
+        before = [_word_before(doc.text, m.start()) for m in alike]
+        word = before[0][0]
+        if len(alike) > 1 and word and all(w == word for w, _ in before) \
+                and _COMMAND.fullmatch(word) and not doc.vocab[word].is_stop:
+            starts.update((m.start(), start) for m, (_, start) in zip(alike, before, strict=True))
+    spans = [doc.char_span(starts[m.start()], m.end()) for m in found]
+    return [span for span in spans if span is not None]
+
+
+def _word_before(text: str, position: int) -> tuple[str, int]:
+    """The word that ends in blank space right before ``position``, and where it starts
+    ("" when none does)."""
+    head = text[:position]
+    word = head.rstrip().rsplit(None, 1)[-1] if head.strip() and head[-1:].isspace() else ""
+    return word, head.rstrip().rfind(word) if word else position
+
+
 def _names_one_thing(text: str) -> bool:
-    """A token merged by ``_with_code_as_names``: code or a quotation within its marks, or
-    a statement in capitals with its middle elided."""
+    """A token merged by ``_with_code_as_names``: code or a quotation within its marks, a
+    statement in capitals with its middle elided, or a command with its options."""
     if len(text) > 2 and (text[0], text[-1]) in _NAME_MARKS:
+        return True
+    command, *options = text.split() or [""]
+    if options and _COMMAND.fullmatch(command) and all(map(_OPTION.fullmatch, options)):
         return True
     words = text
     for mark in _ELLIPSES:
@@ -202,6 +251,8 @@ def _with_code_as_names(nlp: Language, text: str) -> Doc:
                   and doc[start].text == opening and doc[end].text == closing]
     quoted = {t.i for span in spans for t in span}
     spans += [span for span in _elided_code(doc) if not quoted & {t.i for t in span}]
+    quoted |= {t.i for span in spans for t in span}
+    spans += [span for span in _command_options(doc) if not quoted & {t.i for t in span}]
     if spans:
         with doc.retokenize() as retokenizer:
             for span in spans:
