@@ -777,3 +777,55 @@ def test_a_sentence_ending_in_a_colon_carries_the_list_or_rows_it_announces(tmp_
         facilities = next(f for f in found
                           if f["quote"] == "PostgreSQL supports two localization facilities:")
         assert ("list_items" in facilities) is ends_document, found
+
+
+# ---- the sentence between two quoted ones ---------------------------------------------------
+GITIGNORE_RULES = (
+    "Patterns in a gitignore file are read one line at a time. "
+    "An optional prefix \"!\" negates the pattern, so any matching file excluded by a previous "
+    "pattern becomes included again. "
+    "It is not possible to re-include a file if a parent directory of that file is excluded. "
+    "Git does not list excluded directories for performance reasons, so negated patterns on "
+    "the files inside them have no effect. "
+    "A line starting with a hash serves as a comment.")
+NEGATION_QUESTION = ('Why does a negated "!" pattern in .gitignore not include a file inside an '
+                     'excluded directory?')
+
+
+def _encoder_similarity():
+    from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
+
+    embed = MiniLMOnnxEmbeddings().embed_array
+    return lambda a, b: embed(a) @ embed(b).T
+
+
+def _plain_source(text: str) -> dict:
+    return {"source_id": "kb:t:c1", "kind": "kb", "title": "gitignore", "text": text,
+            "start": 0, "lead": 0, "tail": 0}
+
+
+def test_the_sentence_between_two_quoted_ones_is_quoted_too():
+    """The two sentences that match the question's words leave out the rule between them,
+    which is the answer: a passage gives it as well."""
+    source = _plain_source(GITIGNORE_RULES)
+    findings = extractive_findings(_sub_question(NEGATION_QUESTION),
+                                   [Retrieved(source, 0, NEGATION_QUESTION)], 0,
+                                   ResearchConfig(findings_per_result=2), _encoder_similarity())
+    quotes = [f["quote"] for f in findings]
+    assert any(q.startswith("It is not possible to re-include") for q in quotes), quotes
+    assert any(q.startswith("An optional prefix") for q in quotes)
+    assert any(q.startswith("Git does not list") for q in quotes)
+    for finding in findings:  # each at its offsets in the stored span
+        assert source["text"][finding["quote_start"]:finding["quote_end"]] == finding["quote"]
+
+
+def test_code_between_two_quoted_sentences_is_not_quoted_as_a_sentence():
+    # guard (passes before the change too): a code block breaks the run of sentences
+    text = GITIGNORE_RULES.replace(
+        " It is not possible to re-include a file if a parent directory of that file is excluded.",
+        "\n\n```\n!build/keep.txt\n```\n\n")
+    source = _plain_source(text)
+    findings = extractive_findings(_sub_question(NEGATION_QUESTION),
+                                   [Retrieved(source, 0, NEGATION_QUESTION)], 0,
+                                   ResearchConfig(findings_per_result=2), _encoder_similarity())
+    assert len(findings) == 2 and not any("```" in f["quote"] for f in findings)

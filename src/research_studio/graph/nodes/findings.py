@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
+from itertools import pairwise
 
 import numpy as np
 
@@ -158,12 +159,14 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
                    if similarity is not None and texts else [0.0] * len(texts))
     ranked: list[list[tuple[float, Sentence]]] = []
     wanted: list[int] = []
+    score_of: dict[int, float] = {}
     for item, units in zip(retrieved, per_item, strict=True):
         meaning = [next(cosines) for _ in units]
         scored = sorted(((0.6 * term_overlap(question, placed[id(s)])
                           + 0.4 * term_overlap(item.query, placed[id(s)]) + meaning[i], i, s)
                          for i, s in enumerate(units)),
                         key=lambda t: (-t[0], t[1]))
+        score_of.update((id(s), score) for score, _, s in scored)
         candidates = [(score, s) for score, _, s in scored if score > 0]
         wanted.append(config.findings_per_result if candidates else 1)
         if not candidates and item.rank < 2:  # the lead sentence (then the next ones)
@@ -190,6 +193,7 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
             # Rooney as Tod Kurt Russell as Copper …", a flattened table), not a title to
             # pass over, and its best part is quoted as it stands
             chosen = candidates[:count]
+        chosen += between_quotes(every, units, chosen, score_of)
         for score, sentence in chosen:
             out.append(Finding(
                 finding_id=_finding_id(sub_question["sub_question_id"], source["source_id"],
@@ -201,6 +205,24 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
                 method="extractive", context=terms.get(id(sentence), ""),
                 **_example(source, sentence.end, every, config)))
     return out
+
+
+def between_quotes(every: Sequence[Sentence], quotable_units: Sequence[Sentence],
+                   chosen: Sequence[tuple[float, Sentence]], score_of: dict[int, float]
+                   ) -> list[tuple[float, Sentence]]:
+    """The sentence between two sentences a passage gives, one apart (``every``: the
+    passage's units in order, so a code block or table row between them breaks it): the
+    two match the question's words, and the one between, read in its paragraph, often
+    carries what they leave out, the reason or the rule ("An optional prefix "!" which
+    negates the pattern …" / *It is not possible to re-include a file if a parent
+    directory of that file is excluded.* / "Git doesn't list excluded directories …").
+    With its own score (``score_of``, by unit); none when it cannot be quoted."""
+    position = {id(unit): k for k, unit in enumerate(every)}
+    can_quote = {id(unit) for unit in quotable_units}
+    taken = sorted(position[id(s)] for _, s in chosen if id(s) in position)
+    between = [every[a + 1] for a, b in pairwise(taken) if b - a == 2]
+    return [(score_of.get(id(unit), 0.0), unit) for unit in between
+            if unit.kind == "prose" and id(unit) in can_quote]
 
 
 def pass_over_pointers(ranked: list[list[tuple[float, Sentence]]], wanted: list[int],
