@@ -180,7 +180,7 @@ _OPTION = re.compile(r"--?[A-Za-z][\w-]*")
 _COMMAND = re.compile(r"[a-z][a-z0-9_.+-]*")
 # a command word, then its options, each after blank space, up to blank space or the
 # punctuation that closes a clause
-_COMMAND_LINE = re.compile(r"(?<!\S)(?P<command>[a-z][a-z0-9_.+-]*)(?:\s+--?[A-Za-z][\w-]*)+"
+_COMMAND_LINE = re.compile(rf"(?<!\S)(?P<command>{_COMMAND.pattern})(?:\s+{_OPTION.pattern})+"
                            r"(?=[\s,.;:?!)]|$)")
 
 
@@ -222,8 +222,10 @@ def _names_one_thing(text: str) -> bool:
     statement in capitals with its middle elided, or a command with its options."""
     if len(text) > 2 and (text[0], text[-1]) in _NAME_MARKS:
         return True
-    command, *options = text.split() or [""]
-    if options and _COMMAND.fullmatch(command) and all(map(_OPTION.fullmatch, options)):
+    words = text.split()  # a command ("git clean -X": its program too), then its options
+    first = next((k for k, word in enumerate(words) if _OPTION.fullmatch(word)), 0)
+    if first and all(map(_COMMAND.fullmatch, words[:first])) \
+            and all(map(_OPTION.fullmatch, words[first:])):
         return True
     words = text
     for mark in _ELLIPSES:
