@@ -792,7 +792,10 @@ NEGATION_QUESTION = ('Why does a negated "!" pattern in .gitignore not include a
                      'excluded directory?')
 
 
-def _encoder_similarity():
+@pytest.fixture(scope="module")
+def similarity():
+    """The sentence encoder's cosine, as the research run gives the findings stage; one
+    encoder for the module's tests."""
     from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
 
     embed = MiniLMOnnxEmbeddings().embed_array
@@ -804,13 +807,13 @@ def _plain_source(text: str) -> dict:
             "start": 0, "lead": 0, "tail": 0}
 
 
-def test_the_sentence_between_two_quoted_ones_is_quoted_too():
+def test_the_sentence_between_two_quoted_ones_is_quoted_too(similarity):
     """The two sentences that match the question's words leave out the rule between them,
     which is the answer: a passage gives it as well."""
     source = _plain_source(GITIGNORE_RULES)
     findings = extractive_findings(_sub_question(NEGATION_QUESTION),
                                    [Retrieved(source, 0, NEGATION_QUESTION)], 0,
-                                   ResearchConfig(findings_per_result=2), _encoder_similarity())
+                                   ResearchConfig(findings_per_result=2), similarity)
     quotes = [f["quote"] for f in findings]
     assert any(q.startswith("It is not possible to re-include") for q in quotes), quotes
     assert any(q.startswith("An optional prefix") for q in quotes)
@@ -819,7 +822,7 @@ def test_the_sentence_between_two_quoted_ones_is_quoted_too():
         assert source["text"][finding["quote_start"]:finding["quote_end"]] == finding["quote"]
 
 
-def test_code_between_two_quoted_sentences_is_not_quoted_as_a_sentence():
+def test_code_between_two_quoted_sentences_is_not_quoted_as_a_sentence(similarity):
     # guard (passes before the change too): a code block breaks the run of sentences
     text = GITIGNORE_RULES.replace(
         " It is not possible to re-include a file if a parent directory of that file is excluded.",
@@ -827,5 +830,5 @@ def test_code_between_two_quoted_sentences_is_not_quoted_as_a_sentence():
     source = _plain_source(text)
     findings = extractive_findings(_sub_question(NEGATION_QUESTION),
                                    [Retrieved(source, 0, NEGATION_QUESTION)], 0,
-                                   ResearchConfig(findings_per_result=2), _encoder_similarity())
+                                   ResearchConfig(findings_per_result=2), similarity)
     assert len(findings) == 2 and not any("```" in f["quote"] for f in findings)

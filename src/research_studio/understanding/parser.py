@@ -241,7 +241,9 @@ def _with_code_as_names(nlp: Language, text: str) -> Doc:
     loses the coordination of "`A`, `B` and `C`"). A quotation of two or more words in
     double quotes is one too: an error message or a title ("FATAL: no pg_hba.conf entry
     for host", "Hey Pa! There's a Goat on the Roof") names one thing, and its words read
-    as clauses of the question cut it apart. Offsets are unchanged."""
+    as clauses of the question cut it apart. So do a statement in capitals with its middle
+    elided (``_elided_code``) and a command typed with its options (``_command_options``).
+    Offsets are unchanged."""
     doc = nlp.make_doc(text)
     spans = []
     for opening, closing in _NAME_MARKS:
