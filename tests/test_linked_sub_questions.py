@@ -135,3 +135,31 @@ def test_a_question_after_its_premises_is_asked_alone_through_a_name_and_searche
     for row in linked:
         assert "one typo" not in row.text and "skip the failed statement" in row.text, row
         assert row.query.endswith(question)
+
+
+def test_a_name_only_mentioned_is_not_followed_one_with_its_own_page_is(registry, tmp_path, embed):
+    # the names stand beside the question's words in the passages it retrieves; BEGIN has
+    # a page of its own, the contributor is only credited in a release note
+    folder = tmp_path / "manual"
+    folder.mkdir()
+    pages = {
+        "savepoint.md": "# SAVEPOINT\n\nSAVEPOINT marks a point inside a transaction block; "
+                        "ROLLBACK TO SAVEPOINT undoes a failed statement and the transaction "
+                        "keeps going.",
+        "release.md": "# Release 9.1\n\nThe shell can now keep a transaction block going after "
+                      "a failed statement (Jane Roe).\n\nFaster sorting of large tables.",
+        "begin.md": "# BEGIN\n\nBEGIN opens a transaction block: every statement after it runs "
+                    "in one transaction until COMMIT or ROLLBACK ends it.",
+    }
+    for name, text in pages.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    kb = registry.open("shell", create=True)
+    kb.ingest_paths([folder])
+    question = "How do I keep a transaction block going after a failed statement?"
+    structure = understand(question, embed)
+    rows, strategy = offline_decomposition(question, structure, SimpleNamespace(kb=kb),
+                                           ResearchConfig())
+    followed = [row.query.split(" — ")[0] for row in rows if row.query]
+    assert strategy == "retrieval_driven"
+    assert "BEGIN" in followed
+    assert "Jane Roe" not in followed

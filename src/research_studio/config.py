@@ -384,6 +384,14 @@ class ResearchConfig(BaseModel):
     # PostgreSQL and Git manuals), and a sub-question after it researches nothing asked.
     # The names MuSiQue's and HotpotQA's plans follow weigh more (docs/lab-log.md §34)
     min_linked_weight: float = Field(default=0.25, ge=0.0)
+    # ... and only when the knowledge base has a page, a section or a definition about the
+    # name: among the first passages a search for the name returns, one whose title,
+    # heading or definition list term holds every word of it. A passage's title travels
+    # with its text into both indexes, so a page about the name ranks near the top of its
+    # own search; a name that is only mentioned (a contributor credited in release notes,
+    # a signal in a list) has no such passage, and its sub-question gathers passages on
+    # nothing the question asks. Five: the first passages the plan itself reads.
+    linked_heading_depth: PositiveInt = 5
     findings_per_result: NonNegativeInt = 2
     # a sentence that points into the text ("Section 2 describes the steps …", "See
     # Chapter 13 for more information") is passed over for the next sentence of its

@@ -30,6 +30,8 @@ from research_studio.graph.text_analysis import (
     linked_entities,
     titled_passage,
 )
+from research_studio.knowledge.base import KnowledgeBase, SearchHit
+from research_studio.knowledge.structure import TITLE
 from research_studio.state import ResearchState, SubQuestion
 from research_studio.understanding import QuestionKind, QuestionStructure, decompose, understand
 from research_studio.understanding.decompose import (
@@ -40,6 +42,7 @@ from research_studio.understanding.decompose import (
     next_hop_questions,
 )
 from research_studio.understanding.facets import asks
+from research_studio.understanding.names import without_possessive
 from research_studio.understanding.parser import parse
 
 
@@ -137,6 +140,26 @@ def chain_decomposition(question: str, structure: QuestionStructure, deps: Resea
     return plan
 
 
+def written_about(name: str, kb: KnowledgeBase, depth: int) -> bool:
+    """The knowledge base has a page, a section or a definition about ``name``: among the
+    first ``depth`` passages a search for it returns, one whose title, a heading (the one
+    it stands under or one inside it) or a definition list term ("shared_buffers
+    (integer)") holds each of its words. A name that is only mentioned (a contributor
+    credited in release notes, "HUP" in a list of signals) is linked to the question as
+    strongly as one that is a subject of its own, but a sub-question after it finds
+    nothing more about it to tell."""
+    words = content_terms(without_possessive(name))
+    return bool(words) and any(words <= content_terms(label)
+                               for hit in kb.search(name, k=depth) for label in _labels(hit))
+
+
+def _labels(hit: SearchHit) -> list[str]:
+    """What names a passage's subject: its page's title, its section's heading, the
+    headings and definition terms inside it."""
+    inside = [hit.text[b.start:b.end] for b in hit.blocks or () if b.kind == TITLE]
+    return [hit.title, hit.section, *inside, *(d.term for d in hit.terms)]
+
+
 def retrieval_decomposition(question: str, structure: QuestionStructure, deps: ResearchDeps,
                             config: ResearchConfig) -> list[PlanRow]:
     """The question itself plus the entities the knowledge base links it to
@@ -152,7 +175,9 @@ def retrieval_decomposition(question: str, structure: QuestionStructure, deps: R
                                                    deps.kb.specificity_scorer(),
                                                    asked_kind_weight=config.asked_kind_weight,
                                                    min_weight=config.min_linked_weight))
-        followed = linked[:max(0, config.max_sub_questions - 2)]
+        wanted = max(0, config.max_sub_questions - 2)
+        followed = [name for name in linked[:wanted]
+                    if written_about(name, deps.kb, config.linked_heading_depth)]
         # each searched as the question itself seen through the linked entity
         asked = structure.premised_question or structure.as_question
         for entity, text in zip(followed, linked_questions(followed, asked), strict=True):
