@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from research_studio.config import ResearchConfig
-from research_studio.graph.nodes.plan import offline_decomposition
+from research_studio.graph.nodes.plan import offline_decomposition, written_about
 from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
 from research_studio.understanding import understand
 from research_studio.understanding.decompose import anchor_question, linked_questions, next_hop_questions
@@ -137,19 +137,22 @@ def test_a_question_after_its_premises_is_asked_alone_through_a_name_and_searche
         assert row.query.endswith(question)
 
 
-def test_a_name_only_mentioned_is_not_followed_one_with_its_own_page_is(registry, tmp_path, embed):
-    # the names stand beside the question's words in the passages it retrieves; BEGIN has
-    # a page of its own, the contributor is only credited in a release note
+def test_a_weakly_linked_name_is_followed_only_when_the_knowledge_base_has_a_page_about_it(
+        registry, tmp_path, embed):
+    # COMMIT is named beside the question's words (in the BEGIN page) and is followed
+    # without a page of its own; the release note's title and the contributor it thanks
+    # are both linked weakly (named once, beside none of the question's words), and only
+    # the release, which has a page, is followed
     folder = tmp_path / "manual"
     folder.mkdir()
     pages = {
         "savepoint.md": "# SAVEPOINT\n\nSAVEPOINT marks a point inside a transaction block; "
                         "ROLLBACK TO SAVEPOINT undoes a failed statement and the transaction "
-                        "keeps going.",
+                        "keeps going.\n",
         "release.md": "# Release 9.1\n\nThe shell can now keep a transaction block going after "
-                      "a failed statement (Jane Roe).\n\nFaster sorting of large tables.",
+                      "a failed statement.\n\nThanks to Jane Roe.\n",
         "begin.md": "# BEGIN\n\nBEGIN opens a transaction block: every statement after it runs "
-                    "in one transaction until COMMIT or ROLLBACK ends it.",
+                    "in one transaction until COMMIT or ROLLBACK ends it.\n",
     }
     for name, text in pages.items():
         (folder / name).write_text(text, encoding="utf-8")
@@ -157,9 +160,26 @@ def test_a_name_only_mentioned_is_not_followed_one_with_its_own_page_is(registry
     kb.ingest_paths([folder])
     question = "How do I keep a transaction block going after a failed statement?"
     structure = understand(question, embed)
+    # room for five names: every candidate weighing at least one mention is reached
     rows, strategy = offline_decomposition(question, structure, SimpleNamespace(kb=kb),
-                                           ResearchConfig())
+                                           ResearchConfig(max_sub_questions=7))
     followed = [row.query.split(" — ")[0] for row in rows if row.query]
     assert strategy == "retrieval_driven"
-    assert "BEGIN" in followed
-    assert "Jane Roe" not in followed
+    assert {"BEGIN", "COMMIT", "SAVEPOINT", "Release 9.1"} <= set(followed)
+    assert not [name for name in followed if "Jane Roe" in name], followed
+
+
+def test_a_page_a_heading_inside_a_passage_or_a_definition_is_written_about(registry, tmp_path):
+    folder = tmp_path / "manual"
+    folder.mkdir()
+    (folder / "core.html").write_text(
+        "<html><head><title>Core Features</title></head><body>"
+        "<h2>AcceptPathInfo Directive</h2><p>Resources accept trailing pathname information.</p>"
+        "<h2>AccessFileName Directive</h2><p>Name of the distributed configuration file.</p>"
+        "<dl><dt>shared_buffers (integer)</dt><dd>Sets the amount of memory for buffers.</dd></dl>"
+        "<p>Thanks to Jane Roe for the AccessFileName work.</p></body></html>", encoding="utf-8")
+    kb = registry.open("manual", create=True)
+    kb.ingest_paths([folder])
+    for name in ("Core Features", "AccessFileName", "shared_buffers"):
+        assert written_about(name, kb, 5), name
+    assert not written_about("Jane Roe", kb, 5)

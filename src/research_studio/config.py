@@ -384,13 +384,19 @@ class ResearchConfig(BaseModel):
     # PostgreSQL and Git manuals), and a sub-question after it researches nothing asked.
     # The names MuSiQue's and HotpotQA's plans follow weigh more (docs/lab-log.md §34)
     min_linked_weight: float = Field(default=0.25, ge=0.0)
-    # ... and only when the knowledge base has a page, a section or a definition about the
-    # name: among the first passages a search for the name returns, one whose title,
-    # heading or definition list term holds every word of it. A passage's title travels
-    # with its text into both indexes, so a page about the name ranks near the top of its
-    # own search; a name that is only mentioned (a contributor credited in release notes,
-    # a signal in a list) has no such passage, and its sub-question gathers passages on
-    # nothing the question asks. Five: the first passages the plan itself reads.
+    # A name linked more weakly than one named beside a word of the question (this weight:
+    # one mention, MENTION_WEIGHT, plus one shared term, in the first passage, of a name
+    # found nowhere else) is followed only when the knowledge base has a page, a section
+    # or a definition about it: among the first linked_heading_depth passages a search
+    # for the name returns, one whose title, heading or definition list term holds every
+    # word of it. Over the manuals most weak names are only mentioned (a contributor
+    # credited in release notes, a sample value, a word of a list) and their sections
+    # researched nothing the question asks; the names MuSiQue's and HotpotQA's plans
+    # follow are mostly named beside the question's words, with or without a page of
+    # their own (docs/lab-log.md §57). A passage's title travels with its text into both
+    # indexes, so a page about the name ranks near the top of its own search; five is
+    # the number of passages the plan itself reads.
+    linked_beside_question_weight: float = Field(default=1.25, ge=0.0)
     linked_heading_depth: PositiveInt = 5
     findings_per_result: NonNegativeInt = 2
     # a sentence that points into the text ("Section 2 describes the steps …", "See

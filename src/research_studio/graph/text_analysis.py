@@ -185,7 +185,25 @@ def linked_entities(question: str, passages: list[str],
                     specificity: Callable[[str], float] | None = None, limit: int = 12,
                     rarity_power: float = 2.0, asked_kind_weight: float = 1.0,
                     min_weight: float = 0.0) -> list[str]:
-    """Entities of retrieved passages that most likely answer a hop of ``question``.
+    """Entities of retrieved passages that most likely answer a hop of ``question``, the
+    heaviest first (``linked_weights``); those weighing less than ``min_weight`` are left
+    out."""
+    return heaviest(linked_weights(question, passages, specificity, rarity_power,
+                                   asked_kind_weight), limit, min_weight)
+
+
+def heaviest(weights: dict[str, float], limit: int = 12, min_weight: float = 0.0) -> list[str]:
+    """Names by weight, heaviest (then longest) first, of those weighing more than nothing
+    and at least ``min_weight``."""
+    return [e for e in sorted(weights, key=lambda e: (-weights[e], -len(e)))
+            if weights[e] > 0 and weights[e] >= min_weight][:limit]
+
+
+def linked_weights(question: str, passages: list[str],
+                   specificity: Callable[[str], float] | None = None,
+                   rarity_power: float = 2.0, asked_kind_weight: float = 1.0
+                   ) -> dict[str, float]:
+    """How strongly retrieved passages link each entity they name to ``question``.
 
     An entity earns weight from each sentence that names it, mostly for the terms the
     sentence shares with the question, discounted by its passage's rank; the total is
@@ -194,7 +212,7 @@ def linked_entities(question: str, passages: list[str],
     how much of it the question does not already say — a head word that is the kind the
     question asks for (``answer_kinds``) is not a restatement but a sign of the right
     type, and weighs ``asked_kind_weight`` (the run's ``ResearchConfig.asked_kind_weight``;
-    1 ignores the type). Entities weighing less than ``min_weight`` are left out.
+    1 ignores the type).
     """
     asked = question.lower()
     wanted = content_terms(question)
@@ -222,8 +240,7 @@ def linked_entities(question: str, passages: list[str],
         rarity = specificity(entity) if specificity else 1.0
         kind_weight = asked_kind_weight if named else 1.0
         ranked[entity] = score * novelty * rarity ** rarity_power * kind_weight
-    return [e for e in sorted(ranked, key=lambda e: (-ranked[e], -len(e)))
-            if ranked[e] > 0 and ranked[e] >= min_weight][:limit]
+    return ranked
 
 
 def distinct_entities(names: list[str]) -> list[str]:

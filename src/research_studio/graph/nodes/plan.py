@@ -27,7 +27,9 @@ from research_studio.graph.plan_edits import next_ids
 from research_studio.graph.text_analysis import (
     content_terms,
     distinct_entities,
+    heaviest,
     linked_entities,
+    linked_weights,
     titled_passage,
 )
 from research_studio.knowledge.base import KnowledgeBase, SearchHit
@@ -171,13 +173,13 @@ def retrieval_decomposition(question: str, structure: QuestionStructure, deps: R
     if deps.kb is not None:
         hits = deps.kb.search(question, k=5)
         passages = [titled_passage(h.title, h.text, h.blocks) for h in hits]
-        linked = distinct_entities(linked_entities(question, passages,
-                                                   deps.kb.specificity_scorer(),
-                                                   asked_kind_weight=config.asked_kind_weight,
-                                                   min_weight=config.min_linked_weight))
+        weights = linked_weights(question, passages, deps.kb.specificity_scorer(),
+                                 asked_kind_weight=config.asked_kind_weight)
+        linked = distinct_entities(heaviest(weights, min_weight=config.min_linked_weight))
         wanted = max(0, config.max_sub_questions - 2)
         followed = [name for name in linked[:wanted]
-                    if written_about(name, deps.kb, config.linked_heading_depth)]
+                    if weights[name] >= config.linked_beside_question_weight
+                    or written_about(name, deps.kb, config.linked_heading_depth)]
         # each searched as the question itself seen through the linked entity
         asked = structure.premised_question or structure.as_question
         for entity, text in zip(followed, linked_questions(followed, asked), strict=True):
