@@ -110,8 +110,6 @@ def test_a_question_after_its_premises_is_asked_alone_through_a_name_and_searche
     # the sub-question reads as a heading ("What can we learn from SAVEPOINT about this
     # question: Can the shell skip …?"); its search keeps the premises, which say what
     # went wrong
-    folder = tmp_path / "manual"
-    folder.mkdir()
     pages = {
         "rollback.txt": "ON_ERROR_ROLLBACK\n\nWhen ON_ERROR_ROLLBACK is on, the shell sets a "
                         "savepoint before each statement of a transaction block, so an error "
@@ -121,10 +119,7 @@ def test_a_question_after_its_premises_is_asked_alone_through_a_name_and_searche
         "begin.txt": "BEGIN\n\nBEGIN opens a transaction block: every statement after it runs in "
                      "one transaction until COMMIT or ROLLBACK ends it.",
     }
-    for name, text in pages.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    kb = registry.open("shell", create=True)
-    kb.ingest_paths([folder])
+    kb = _manual(registry, tmp_path, pages)
     question = ("In the shell, one typo inside a transaction block wrecks the whole transaction. "
                 "Can the shell skip the failed statement and keep going?")
     structure = understand(question, embed)
@@ -143,8 +138,6 @@ def test_a_weakly_linked_name_is_followed_only_when_the_knowledge_base_has_a_pag
     # without a page of its own; the release note's title and the contributor it thanks
     # are both linked weakly (named once, beside none of the question's words), and only
     # the release, which has a page, is followed
-    folder = tmp_path / "manual"
-    folder.mkdir()
     pages = {
         "savepoint.md": "# SAVEPOINT\n\nSAVEPOINT marks a point inside a transaction block; "
                         "ROLLBACK TO SAVEPOINT undoes a failed statement and the transaction "
@@ -154,10 +147,7 @@ def test_a_weakly_linked_name_is_followed_only_when_the_knowledge_base_has_a_pag
         "begin.md": "# BEGIN\n\nBEGIN opens a transaction block: every statement after it runs "
                     "in one transaction until COMMIT or ROLLBACK ends it.\n",
     }
-    for name, text in pages.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    kb = registry.open("shell", create=True)
-    kb.ingest_paths([folder])
+    kb = _manual(registry, tmp_path, pages)
     question = "How do I keep a transaction block going after a failed statement?"
     structure = understand(question, embed)
     # room for five names: every candidate weighing at least one mention is reached
@@ -183,3 +173,14 @@ def test_a_page_a_heading_inside_a_passage_or_a_definition_is_written_about(regi
     for name in ("Core Features", "AccessFileName", "shared_buffers"):
         assert written_about(name, kb, 5), name
     assert not written_about("Jane Roe", kb, 5)
+
+
+def _manual(registry, tmp_path, pages: dict[str, str]):
+    """A knowledge base "shell" ingested from ``pages`` (file name → text)."""
+    folder = tmp_path / "manual"
+    folder.mkdir()
+    for name, text in pages.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    kb = registry.open("shell", create=True)
+    kb.ingest_paths([folder])
+    return kb
