@@ -3,12 +3,14 @@ of a nested question (issue 24: every sub-question a grammatical question). They
 worded for the reader; their search words stay the name with the question. The questions
 are ordinary ones written for these tests, none from the evaluation files."""
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from research_studio.config import ResearchConfig
 from research_studio.graph.nodes.plan import offline_decomposition, written_about
+from research_studio.knowledge.base import KnowledgeBase, KnowledgeBaseRegistry
 from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
 from research_studio.understanding import understand
 from research_studio.understanding.decompose import anchor_question, linked_questions, next_hop_questions
@@ -175,7 +177,8 @@ def test_a_page_a_heading_inside_a_passage_or_a_definition_is_written_about(regi
     assert not written_about("Jane Roe", kb, 5)
 
 
-def _manual(registry, tmp_path, pages: dict[str, str]):
+def _manual(registry: KnowledgeBaseRegistry, tmp_path: Path, pages: dict[str, str]
+            ) -> KnowledgeBase:
     """A knowledge base "shell" ingested from ``pages`` (file name → text)."""
     folder = tmp_path / "manual"
     folder.mkdir()
