@@ -152,7 +152,7 @@ def test_a_parser_failing_skips_only_its_file(tmp_path, monkeypatch):
 
     from research_studio.knowledge import documents
 
-    def jbig2(path, data):
+    def jbig2(path, name, data):
         raise DependencyError("JBIG2Decode filter is not supported")
 
     monkeypatch.setitem(documents._LOADERS, ".pdf", jbig2)
@@ -163,6 +163,109 @@ def test_a_parser_failing_skips_only_its_file(tmp_path, monkeypatch):
     assert [s.location.rsplit("/", 1)[-1] for s in skipped if "scan.pdf" in s.location] == ["scan.pdf"]
     assert "DependencyError" in next(s.reason for s in skipped if "scan.pdf" in s.location)
     assert any(isinstance(r, LoadedDocument) for r in results)
+
+
+def _compressed(path, data: bytes):
+    import bz2
+    import gzip
+    import lzma
+
+    compress = {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}[path.suffix]
+    path.write_bytes(compress(data))
+    return path
+
+
+@pytest.mark.parametrize("compression", [".gz", ".bz2", ".xz"])
+def test_a_compressed_file_is_read_as_the_file_it_holds(tmp_path, compression):
+    """Debian installs its documentation gzipped ("NEWS.gz", "changelog.html.gz"): each
+    is read by the type of the file inside, and cited by its own path."""
+    files = write_corpus(tmp_path / "plain")
+    expected = {"md": ("Volcanoes", "Magma rises"), "html": ("Honey bees", "waggle dance"),
+                "pdf": ("comets", "tail always points"), "txt": ("Tides", "gravitational pull")}
+    for kind, (title, phrase) in expected.items():
+        packed = _compressed(tmp_path / (files[kind].name + compression), files[kind].read_bytes())
+        [doc] = _load(packed)
+        assert isinstance(doc, LoadedDocument), (kind, doc)
+        assert (doc.title, doc.location) == (title, str(packed)) and phrase in doc.text, kind
+    [markdown] = _load(tmp_path / f"volcanoes.md{compression}")
+    assert [s.title for s in markdown.sections] == ["Volcanoes"], "read as Markdown, not as text"
+    records = _compressed(tmp_path / f"records.jsonl{compression}", files["jsonl"].read_bytes())
+    assert [d.doc_id for d in _load(records)] == ["rec-1", "rec-2"]
+
+
+def test_text_named_without_a_known_type_is_read_and_other_types_are_not(tmp_path):
+    """Plain-text documentation often has no suffix ("README", "copyright") or one no file
+    type claims ("README.Debian"); a known type that is not a document stays out, and so
+    do binary data and a manual page's troff source under such names."""
+    (tmp_path / "README").write_text("Restricted shell\n\nrbash limits what a user can run.\n",
+                                     encoding="utf-8")
+    (tmp_path / "README.Debian").write_text("Debian notes\n\nThe package splits docs out.\n",
+                                            encoding="utf-8")
+    _compressed(tmp_path / "NEWS.gz", b"This is a terse description of the new features.\n")
+    _compressed(tmp_path / "CHANGES.gz", b"This document details the changes between this\n"
+                b"version and the previous one.\n\n1. Faster startup.\n")
+    (tmp_path / "style.css").write_text("body { color: red }\n", encoding="utf-8")
+    (tmp_path / "tool").write_bytes(b"\x7fELF\x02\x01\x01\x00\x00" * 50)
+    _compressed(tmp_path / "rbash.1.gz", b'.\\" Manual page\n.TH RBASH 1\n.SH NAME\nrbash \\- restricted\n'
+                b".SH SYNOPSIS\n.B rbash\n[options]\n.SH DESCRIPTION\nIf bash is started as rbash\n")
+    results = {r.location.rsplit("/", 1)[-1]: r for item in iter_files([tmp_path]) for r in _load(item)}
+    texts = {name: (r.title, r.source_type) for name, r in results.items() if isinstance(r, LoadedDocument)}
+    assert texts == {"README": ("Restricted shell", "text"), "README.Debian": ("Debian notes", "text"),
+                     "NEWS.gz": ("This is a terse description of the new features.", "text"),
+                     # a first line running on into the next is no title: the folder's file is
+                     "CHANGES.gz": (f"{tmp_path.name}/CHANGES", "text")}
+    reasons = {name: r.reason for name, r in results.items() if isinstance(r, SkippedItem)}
+    assert reasons["style.css"] == "unsupported file type .css"
+    assert reasons["tool"] == "unsupported file type (none): binary content"
+    assert "troff" in reasons["rbash.1.gz"] and reasons["rbash.1.gz"].startswith("unsupported file type .1")
+
+
+def test_prose_opening_with_a_dot_is_not_taken_for_troff():
+    from research_studio.knowledge.file_types import troff_source
+
+    assert not troff_source(".NET is a framework from Microsoft.\nIt runs on Linux too.\n")
+    assert not troff_source("Extensions\n\n.gz files are gzip data.\n.xz files are xz data.\n"
+                            "Both can be read.\n")
+    assert troff_source('.\\" comment\n.TH LS 1\n.SH NAME\nls \\- list directory contents\n'
+                        ".SH SYNOPSIS\n.B ls\n.SH DESCRIPTION\nList information about the FILEs.\n")
+
+
+def test_a_compression_bomb_and_broken_streams_are_refused_within_bounded_memory(tmp_path):
+    import gzip
+    import tracemalloc
+
+    bomb = tmp_path / "bomb.txt.gz"
+    with gzip.open(bomb, "wb") as stream:  # 200 MB of zeros in about 200 KB
+        for _ in range(200):
+            stream.write(b"0" * 1_000_000)
+    (tmp_path / "garbage.txt.gz").write_bytes(b"\x1f\x8bnot gzip at all")
+    truncated = gzip.compress(b"Some text that is cut off in the middle. " * 200)
+    (tmp_path / "truncated.txt.gz").write_bytes(truncated[:len(truncated) // 2])
+    (tmp_path / "garbage.md.xz").write_bytes(b"\xfd7zXZ\x00 broken")
+    tracemalloc.start()
+    try:
+        [refused] = _load(bomb, max_bytes=5_000_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert isinstance(refused, SkippedItem) and "compression bomb" in refused.reason, refused
+    assert peak < 20_000_000, f"peak {peak:,} bytes while refusing"
+    for name in ("garbage.txt.gz", "truncated.txt.gz", "garbage.md.xz"):
+        [item] = _load(tmp_path / name)
+        assert isinstance(item, SkippedItem) and item.reason.startswith("unreadable"), (name, item)
+
+
+def test_a_compressed_page_is_read_in_its_own_format_s_place(tmp_path):
+    """One document in two formats beside each other is read best first, compressed or
+    not: the HTML page before its text copy."""
+    from research_studio.knowledge.near_duplicates import in_two_formats
+
+    _compressed(tmp_path / "guide.html.gz", b"<html><body><p>Guide</p></body></html>")
+    (tmp_path / "guide.txt").write_text("Guide", encoding="utf-8")
+    (tmp_path / "guide-notes.txt").write_text("Notes", encoding="utf-8")
+    assert [p.name for p in iter_files([tmp_path])] == ["guide.html.gz", "guide.txt", "guide-notes.txt"]
+    assert in_two_formats(str(tmp_path / "guide.html.gz"), str(tmp_path / "guide.txt"))
+    assert not in_two_formats(str(tmp_path / "guide.gz"), str(tmp_path / "guide.txt"))
 
 
 def test_markdown_comments_are_not_content(tmp_path):

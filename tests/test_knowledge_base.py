@@ -154,6 +154,37 @@ def test_bad_input_in_a_folder_never_aborts(registry, corpus):
                                                                              "junk.pdf"]
 
 
+def test_a_documentation_folder_as_debian_installs_it_is_searchable(registry, tmp_path):
+    """Compressed pages and plain text without a suffix, as /usr/share/doc/<package>
+    holds them: ingested, found, quoted from their stored text, and left alone when
+    ingested again; images stay out."""
+    import gzip
+
+    package = tmp_path / "doc" / "rshell"
+    (package / "images").mkdir(parents=True)
+    (package / "README.Debian").write_text(
+        "Notes for Debian\n\nThe restricted shell refuses to change directory and to run "
+        "commands named with a slash.\n", encoding="utf-8")
+    (package / "changelog.Debian.gz").write_bytes(gzip.compress(
+        b"rshell (2.1-1) unstable; urgency=low\n\n  * New upstream release with faster "
+        b"startup.\n"))
+    (package / "guide.html.gz").write_bytes(gzip.compress(
+        b"<html><head><title>Shell guide</title></head><body><h1>Shell guide</h1><p>Aliases "
+        b"are expanded when a command is read, not when it is executed.</p></body></html>"))
+    (package / "images" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    kb = registry.open("debian-docs", create=True)
+    summary = kb.ingest_paths([tmp_path / "doc"])
+    assert summary.documents_added == 3
+    assert [s.location.rsplit("/", 1)[-1] for s in summary.skipped] == ["logo.png"]
+    readme = kb.search("which commands does the restricted shell refuse to run", k=1)[0]
+    assert readme.location.endswith("README.Debian")
+    guide = kb.search("when are aliases expanded", k=1)[0]
+    assert (guide.title, guide.location.rsplit("/", 1)[-1]) == ("Shell guide", "guide.html.gz")
+    assert kb.get_chunks([guide.chunk_id])[0].text == guide.text
+    again = kb.ingest_paths([tmp_path / "doc"])
+    assert (again.documents_added, again.unchanged) == (0, 3)
+
+
 def test_unknown_kb_and_bad_queries(registry, corpus):
     registry.open("alpha", create=True).ingest_paths([corpus["md"]])
     with pytest.raises(UnknownKnowledgeBase, match="'nope'; existing: alpha"):

@@ -130,7 +130,8 @@ def ingest(
     json_out: JsonFlag = False,
     home: HomeOption = None,
 ) -> None:
-    """Ingest Markdown, text, reST, HTML, PDF, DOCX and JSONL files into a knowledge base."""
+    """Ingest Markdown, text, reST, HTML, PDF, DOCX and JSONL files (also gzip, bzip2 or xz
+    compressed) into a knowledge base."""
     ctx = _context(home)
     base = _registry(ctx).open(kb, create=True)
     summary = _ingest_with_progress(lambda p: base.ingest_paths(paths, p), f"ingesting into {kb}")

@@ -4,6 +4,8 @@ Supported: Markdown, plain text, reStructuredText, HTML, PDF, DOCX, and JSON Lin
 records ``{"id", "title", "text"}`` (the record id becomes the document's ``doc_id``; a
 file's is its path, as unique as its location: two ``index.html`` of one manual are two
 documents to the trust engine).
+Each may be gzip, bzip2 or xz compressed (``changelog.html.gz``); a name without a known
+type (``README``, ``NEWS.Debian``) is plain text when its content is (``file_types.py``).
 A bad file never aborts an ingest: it becomes a ``SkippedItem``.
 
 HTML, Markdown and DOCX are read with their structure (``markup.py``): each table row
@@ -36,8 +38,16 @@ import unicodedata
 import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 
+from research_studio.knowledge.file_types import (
+    CompressedDataError,
+    compression_of,
+    decompress,
+    inner_name,
+    names_a_file_type,
+    troff_source,
+)
 from research_studio.knowledge.sections import Section
 from research_studio.knowledge.structure import Definition, TextBlock
 
@@ -139,25 +149,34 @@ def _decode(data: bytes) -> str:
     return text
 
 
+_RULE_MARKS = set("=-~*^`'\"#:+_")
+
+
 def _first_line_title(text: str, fallback: str) -> str:
-    for line in text.splitlines():
-        line = line.strip().lstrip("#").strip()
-        if line and not set(line) <= set("=-~*^`'\"#:+_"):
-            return line[:_MAX_TITLE]
+    """The first line of text, when it stands as a title: alone before a blank line, an
+    underline ("Introduction" over "====") or the end. A first line that runs on into the
+    next ("This is a terse description of the new features added to bash-5.2 since") opens
+    a paragraph and names nothing: the ``fallback`` is the title then."""
+    lines = [line.strip() for line in text.splitlines()]
+    for i, line in enumerate(lines):
+        words = line.lstrip("#").strip()
+        if words and not set(words) <= _RULE_MARKS:
+            after = lines[i + 1] if i + 1 < len(lines) else ""
+            return words[:_MAX_TITLE] if not after or set(after) <= _RULE_MARKS else fallback
     return fallback
 
 
-def _is_rst(path: Path) -> bool:
+def _is_rst(path: PurePath) -> bool:
     """A reST file: ``.rst``, or Sphinx's copy of one beside the HTML it built
     (``_sources/…/page.rst.txt``)."""
     suffixes = [s.lower() for s in path.suffixes[-2:]]
     return suffixes[-1:] == [".rst"] or suffixes == [".rst", ".txt"]
 
 
-def _load_text(path: Path, data: bytes) -> list[LoadedDocument]:
+def _load_text(path: Path, name: PurePath, data: bytes) -> list[LoadedDocument]:
     text = _decode(data)
-    kind = "markdown" if path.suffix.lower() in {".md", ".markdown"} else (
-        "rst" if _is_rst(path) else "text")
+    kind = "markdown" if name.suffix.lower() in {".md", ".markdown"} else (
+        "rst" if _is_rst(name) else "text")
     blocks = None
     sections: list[Section] = []
     title = ""
@@ -173,22 +192,39 @@ def _load_text(path: Path, data: bytes) -> list[LoadedDocument]:
             text, title = render_rst(text)
         except Exception as exc:  # docutils' fault on one file: its raw text is still readable
             log.warning("could not parse %s as reStructuredText: %s", path, exc)
-    return [LoadedDocument(str(path), title[:_MAX_TITLE] or _first_line_title(text, path.stem),
+    return [LoadedDocument(str(path), title[:_MAX_TITLE] or _first_line_title(text, name.stem),
                            text, str(path), kind, blocks=blocks, sections=sections)]
 
 
-def _load_html(path: Path, data: bytes) -> list[LoadedDocument]:
+def _load_sniffed(path: Path, name: PurePath, data: bytes) -> list[LoadedDocument]:
+    """A file named without a known type (``README``, ``NEWS.Debian``, ``copyright``):
+    plain text when its content is; binary data and manual page sources (troff markup,
+    which would be read as its raw requests) are refused."""
+    kind = f"unsupported file type {name.suffix.lower() or '(none)'}"
+    try:
+        text = _decode(data)
+    except UnusableFile as exc:
+        raise UnusableFile(f"{kind}: binary content") from exc
+    if troff_source(text):
+        raise UnusableFile(f"{kind}: a manual page's troff source (render it to text first, "
+                           "e.g. man -l FILE > FILE.txt)")
+    # such names are conventions ("README", "NEWS", "copyright"): the folder says whose
+    title = _first_line_title(text, f"{path.parent.name}/{name.name}".lstrip("/"))
+    return [LoadedDocument(str(path), title, text, str(path), "text")]
+
+
+def _load_html(path: Path, name: PurePath, data: bytes) -> list[LoadedDocument]:
     from research_studio.knowledge.markup import page_title, render_html
 
     html = _decode(data)
     page = render_html(html)
-    title = page_title(html) or path.stem
+    title = page_title(html) or name.stem
     return [LoadedDocument(str(path), title[:_MAX_TITLE], page.text, str(path), "html",
                            blocks=page.blocks, definitions=page.definitions,
                            sections=page.sections)]
 
 
-def _load_pdf(path: Path, data: bytes) -> list[LoadedDocument]:
+def _load_pdf(path: Path, name: PurePath, data: bytes) -> list[LoadedDocument]:
     import io
 
     from pypdf import PdfReader
@@ -210,7 +246,7 @@ def _load_pdf(path: Path, data: bytes) -> list[LoadedDocument]:
     except (PdfReadError, ValueError, KeyError, TypeError) as exc:
         raise UnusableFile(f"unreadable PDF ({exc})") from exc
     text = "\n\n".join(parts)
-    return [LoadedDocument(str(path), (title or path.stem)[:_MAX_TITLE], text, str(path), "pdf",
+    return [LoadedDocument(str(path), (title or name.stem)[:_MAX_TITLE], text, str(path), "pdf",
                            page_starts=starts)]
 
 
@@ -230,7 +266,7 @@ def _check_unpacked_size(archive: zipfile.ZipFile) -> None:
                     raise refusal
 
 
-def _load_docx(path: Path, data: bytes) -> list[LoadedDocument]:
+def _load_docx(path: Path, name: PurePath, data: bytes) -> list[LoadedDocument]:
     import io
 
     try:
@@ -248,7 +284,7 @@ def _load_docx(path: Path, data: bytes) -> list[LoadedDocument]:
     from research_studio.knowledge.markup import render_docx
 
     text, blocks = render_docx(document)
-    title = document.core_properties.title or _first_line_title(text, path.stem)
+    title = document.core_properties.title or _first_line_title(text, name.stem)
     return [LoadedDocument(str(path), title[:_MAX_TITLE], text, str(path), "docx",
                            blocks=blocks)]
 
@@ -285,8 +321,9 @@ _LOADERS = {
 
 
 def _reading_order(name: str) -> tuple[str, int, str]:
-    """A folder's files by name, one name's formats in ``FORMAT_ORDER``."""
-    path = Path(name)
+    """A folder's files by name, one name's formats in ``FORMAT_ORDER`` (a compressed
+    file by the name of the file it holds)."""
+    path = inner_name(name)
     suffix = path.suffix.lower()
     rank = FORMAT_ORDER.index(suffix) if suffix in FORMAT_ORDER else len(FORMAT_ORDER)
     return path.stem, rank, name
@@ -310,11 +347,15 @@ def iter_files(paths: Iterable[Path]) -> Iterator[Path | SkippedItem]:
 
 
 def load_file(path: Path, max_bytes: int, max_chars: int) -> Iterator[LoadedDocument | SkippedItem]:
-    """Load one file into documents, or skip it with a reason."""
+    """Load one file into documents, or skip it with a reason. A compressed file is read
+    as the file it holds; a name no file type claims is read as plain text when its
+    content is text (``file_types``)."""
     where = str(path)
-    suffix = path.suffix.lower()
-    if suffix not in SUPPORTED:
-        yield SkippedItem(where, f"unsupported file type {suffix or '(none)'}")
+    inner = inner_name(path)
+    suffix = inner.suffix.lower()
+    sniffed = suffix not in SUPPORTED and not names_a_file_type(suffix)
+    if suffix not in SUPPORTED and not sniffed:
+        yield SkippedItem(where, f"unsupported file type {suffix}")
         return
     try:
         info = path.stat()
@@ -329,10 +370,13 @@ def load_file(path: Path, max_bytes: int, max_chars: int) -> Iterator[LoadedDocu
         yield SkippedItem(where, f"unreadable ({exc.strerror or exc})")
         return
     try:
+        if compression := compression_of(path):
+            data = decompress(data, compression, max_bytes)
         produced: Iterable[LoadedDocument | SkippedItem] = (
-            list(iter_jsonl_records(path, data)) if suffix == ".jsonl"
-            else _LOADERS[suffix](path, data))
-    except UnusableFile as exc:
+            _load_sniffed(path, inner, data) if sniffed
+            else list(iter_jsonl_records(path, data)) if suffix == ".jsonl"
+            else _LOADERS[suffix](path, inner, data))
+    except (UnusableFile, CompressedDataError) as exc:
         yield SkippedItem(where, str(exc))
         return
     except Exception as exc:  # a parser's own failure (pypdf's JBIG2, lxml, …) skips one file

@@ -15,12 +15,12 @@ and ``gitfaq.txt``) is one document twice, not another version of it: it is not 
 from __future__ import annotations
 
 import re
-from pathlib import PurePath
 
 import numpy as np
 from datasketch import MinHash, MinHashLSH
 
 from research_studio.knowledge.documents import FORMAT_ORDER
+from research_studio.knowledge.file_types import inner_name
 
 # word n-grams compared: long enough that unrelated pages of one manual share almost none
 # (0.001 of their 5-grams in the Python manual), short enough that markup differences
@@ -38,9 +38,9 @@ _WORD = re.compile(r"\w+")
 
 def in_two_formats(location: str, other: str) -> bool:
     """Two files of one name in one folder, in two of the formats a folder is read in
-    (``documents.FORMAT_ORDER``); a JSON Lines record's location (``file.jsonl#id``) is
-    never one."""
-    first, second = PurePath(location), PurePath(other)
+    (``documents.FORMAT_ORDER``), compressed or not; a JSON Lines record's location
+    (``file.jsonl#id``) is never one."""
+    first, second = inner_name(location), inner_name(other)
     return (first.parent == second.parent and first.stem == second.stem
             and first.suffix.lower() != second.suffix.lower()
             and first.suffix.lower() in FORMAT_ORDER and second.suffix.lower() in FORMAT_ORDER)
