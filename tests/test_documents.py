@@ -505,3 +505,29 @@ def test_markdown_headings_are_sections(tmp_path):
         ("Guide", 1), ("Install it", 2), ("Usage notes", 2)]
     assert all(doc.text[s.start:s.end] == s.title for s in doc.sections)
 
+
+def test_plain_text_headings_are_underlined_lines(tmp_path):
+    """A plain-text file's headings are lines over a rule about as long as them ("="
+    or "-"): sections at their names, and title blocks never quoted as claims. A "#"
+    comment, a paragraph over a short separator, a line over a page-wide rule and a rule
+    after a blank line are not."""
+    from research_studio.knowledge.structure import CODE, TITLE
+
+    path = tmp_path / "POSIX"
+    path.write_text("6.11 Bash POSIX Mode\n====================\n\nStarting Bash with --posix "
+                    "changes its behaviour.\n\n# set -o posix in a startup file\n\n"
+                    "Makefile.am | 8 +-\nTODO | 3 +-\n---\n\nSeparated text.\n\n-----\n\n"
+                    "a.  `readarray' is now a synonym for `mapfile'.\n" + "-" * 78 + "\n"
+                    "```\nset -o posix\n```\n\nStartup files\n------------\n\nRead after.\n",
+                    encoding="utf-8")
+    [doc] = _load(path)
+    assert [(s.title, s.level) for s in doc.sections] == [("6.11 Bash POSIX Mode", 1),
+                                                          ("Startup files", 2)]
+    assert all(doc.text[s.start:s.end] == s.title for s in doc.sections)
+    titles = [doc.text[b.start:b.end] for b in doc.blocks if b.kind == TITLE]
+    assert titles == ["6.11 Bash POSIX Mode\n====================", "Startup files\n------------"]
+    assert [doc.text[b.start:b.end] for b in doc.blocks if b.kind == CODE] == ["```\nset -o posix\n```"]
+    (tmp_path / "notes.txt").write_text("Notes without headings.\n\n# not a heading\n", encoding="utf-8")
+    [plain] = _load(tmp_path / "notes.txt")
+    assert (plain.sections, plain.blocks) == ([], None), "read for fences when searched, as before"
+

@@ -163,8 +163,8 @@ def test_a_documentation_folder_as_debian_installs_it_is_searchable(registry, tm
     package = tmp_path / "doc" / "rshell"
     (package / "images").mkdir(parents=True)
     (package / "README.Debian").write_text(
-        "Notes for Debian\n\nThe restricted shell refuses to change directory and to run "
-        "commands named with a slash.\n", encoding="utf-8")
+        "Notes for Debian\n================\n\nThe restricted shell refuses to change directory "
+        "and to run commands named with a slash.\n", encoding="utf-8")
     (package / "changelog.Debian.gz").write_bytes(gzip.compress(
         b"rshell (2.1-1) unstable; urgency=low\n\n  * New upstream release with faster "
         b"startup.\n"))
@@ -177,7 +177,7 @@ def test_a_documentation_folder_as_debian_installs_it_is_searchable(registry, tm
     assert summary.documents_added == 3
     assert [s.location.rsplit("/", 1)[-1] for s in summary.skipped] == ["logo.png"]
     readme = kb.search("which commands does the restricted shell refuse to run", k=1)[0]
-    assert readme.location.endswith("README.Debian")
+    assert readme.location.endswith("README.Debian") and readme.section == "Notes for Debian"
     guide = kb.search("when are aliases expanded", k=1)[0]
     assert (guide.title, guide.location.rsplit("/", 1)[-1]) == ("Shell guide", "guide.html.gz")
     assert kb.get_chunks([guide.chunk_id])[0].text == guide.text

@@ -49,7 +49,7 @@ from research_studio.knowledge.file_types import (
     troff_source,
 )
 from research_studio.knowledge.sections import Section
-from research_studio.knowledge.structure import Definition, TextBlock
+from research_studio.knowledge.structure import Definition, TextBlock, find_blocks
 
 log = logging.getLogger(__name__)
 
@@ -192,8 +192,23 @@ def _load_text(path: Path, name: PurePath, data: bytes) -> list[LoadedDocument]:
             text, title = render_rst(text)
         except Exception as exc:  # docutils' fault on one file: its raw text is still readable
             log.warning("could not parse %s as reStructuredText: %s", path, exc)
+    else:
+        blocks, sections = _plain_text_structure(text)
     return [LoadedDocument(str(path), title[:_MAX_TITLE] or _first_line_title(text, name.stem),
                            text, str(path), kind, blocks=blocks, sections=sections)]
+
+
+def _plain_text_structure(text: str) -> tuple[list[TextBlock] | None, list[Section]]:
+    """Plain text's underlined headings, as sections and as title blocks beside the code
+    fences and tables its text shows; none found, the text is left to be read for those
+    when it is searched, as before (``blocks`` None)."""
+    from research_studio.knowledge.markup import underlined_headings
+
+    headings = underlined_headings(text)
+    if not headings:
+        return None, []
+    blocks = sorted([*find_blocks(text), *(block for _, block in headings)], key=lambda b: b.start)
+    return blocks, [section for section, _ in headings]
 
 
 def _load_sniffed(path: Path, name: PurePath, data: bytes) -> list[LoadedDocument]:
@@ -210,7 +225,9 @@ def _load_sniffed(path: Path, name: PurePath, data: bytes) -> list[LoadedDocumen
                            "e.g. man -l FILE > FILE.txt)")
     # such names are conventions ("README", "NEWS", "copyright"): the folder says whose
     title = _first_line_title(text, f"{path.parent.name}/{name.name}".lstrip("/"))
-    return [LoadedDocument(str(path), title, text, str(path), "text")]
+    blocks, sections = _plain_text_structure(text)
+    return [LoadedDocument(str(path), title, text, str(path), "text", blocks=blocks,
+                           sections=sections)]
 
 
 def _load_html(path: Path, name: PurePath, data: bytes) -> list[LoadedDocument]:

@@ -529,13 +529,43 @@ def _markdown_regions(text: str) -> Iterator[tuple[int, int, str, list[str]]]:
 def markdown_sections(text: str) -> list[Section]:
     """The headings of a Markdown text (ATX "## Name" and underlined), each at the
     characters of its name; Markdown gives no anchors (each renderer makes its own)."""
+    return [section for section, _ in _markdown_headings(text)]
+
+
+# A plain-text heading is one line over a line of "=" or "-" about as long as it, within a
+# fifth either way. Over the plain text of /usr/share/doc here, 98 % of one-line headings
+# so underlined are within it; longer rules are mostly separators and AsciiDoc listing
+# delimiters under a command ("$ git commit --amend" over 49 dashes, a page-wide rule
+# after a list item's last line), shorter ones a diffstat's "file | 8 +-" over "---".
+MIN_UNDERLINE_SHARE = 0.8
+MAX_UNDERLINE_SHARE = 1.25
+
+
+def underlined_headings(text: str) -> list[tuple[Section, TextBlock]]:
+    """Plain text's headings: a line written over a line of "=" or "-" ("Introduction"
+    over "============"), as Markdown reads them, with the block of both lines (a
+    ``TITLE``: it names what follows and is never a claim). A "#" line of plain text is a
+    comment as often as a heading (a sample configuration file), so only these count."""
+    headings = []
+    for section, (start, end, markup) in _markdown_headings(text):
+        name_line, _, underline = text[start:end].partition("\n")
+        share = len(underline.strip()) / max(1, len(name_line.strip()))
+        if markup in ("=", "-") and "\n" not in underline.strip() \
+                and MIN_UNDERLINE_SHARE <= share <= MAX_UNDERLINE_SHARE:
+            headings.append((section, TextBlock(start, end, TITLE)))
+    return headings
+
+
+def _markdown_headings(text: str) -> Iterator[tuple[Section, tuple[int, int, str]]]:
+    """Each heading as a section, with the lines it is written on and its markup ("#",
+    "##", … or the underline's "=" or "-")."""
     from markdown_it import MarkdownIt
 
     starts = [0]
     for line in re.findall(r"[^\n]*\n", text):
         starts.append(starts[-1] + len(line))
+    starts.append(len(text))
     tokens = MarkdownIt("commonmark").parse(text)
-    sections = []
     for opening, inline in itertools.pairwise(tokens):
         if opening.type != "heading_open" or not opening.map or not inline.content.strip():
             continue
@@ -546,8 +576,9 @@ def markdown_sections(text: str) -> list[Section]:
         at = line.find(name)
         start = line_start + max(at, 0)
         end = start + len(name) if at >= 0 else line_start + len(line.rstrip())
-        sections.append(Section(start, end, int(opening.tag[1]), " ".join(name.split())))
-    return sections
+        written_end = starts[min(opening.map[1], len(starts) - 1)]
+        yield (Section(start, end, int(opening.tag[1]), " ".join(name.split())),
+               (start, len(text[:written_end].rstrip()), opening.markup))
 
 
 def render_markdown(text: str) -> tuple[str, list[TextBlock]]:
