@@ -46,6 +46,32 @@ def test_ingest_list_search_json(tmp_path):
     assert "Mars" in table
 
 
+def test_ingest_leaves_out_what_the_user_excludes(tmp_path):
+    """A package's documentation folder as installed: its compressed pages and suffixless
+    text go in, and ``--exclude`` keeps out the changelogs and a folder by pattern."""
+    import gzip
+
+    home = tmp_path / "home"
+    package = tmp_path / "doc" / "tool"
+    (package / "examples").mkdir(parents=True)
+    (package / "README").write_text("Tool\n====\n\nThe tool compresses logs nightly.\n",
+                                    encoding="utf-8")
+    (package / "NEWS.gz").write_bytes(gzip.compress(b"Version 2\n\nLogs are now rotated.\n"))
+    (package / "changelog.gz").write_bytes(gzip.compress(b"tool (2.0) unstable\n\n * Release.\n"))
+    (package / "changelog.Debian.gz").write_bytes(gzip.compress(b"tool (2.0-1) unstable\n"))
+    (package / "examples" / "sample.txt").write_text("Sample\n", encoding="utf-8")
+    out = run("ingest", str(tmp_path / "doc"), "--kb", "tool", "--exclude", "changelog*",
+              "--exclude", "*/examples", "--json", home=home).stdout
+    summary = json.loads(out)
+    assert summary["documents_added"] == 2, summary
+    skipped = {Path(s["location"]).name: s["reason"] for s in summary["skipped"]}
+    assert skipped == {"changelog.Debian.gz": "excluded (changelog*)",
+                       "changelog.gz": "excluded (changelog*)", "examples": "excluded (*/examples)"}
+    hits = json.loads(run("kb", "search", "when are logs rotated", "--kb", "tool", "-k", "1",
+                          "--json", home=home).stdout)
+    assert Path(hits[0]["location"]).name == "NEWS.gz"
+
+
 def test_skipped_files_are_summed_up_by_reason(tmp_path):
     """A documentation folder holds hundreds of images and style sheets: the summary gives
     each reason one line with its count, and still names a file skipped for its own."""

@@ -127,6 +127,10 @@ def _ingest_with_progress(run: Callable[[Callable[[IngestProgress], None]], Any]
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
     kb: Annotated[str, typer.Option("--kb", help="Knowledge base name.")] = "default",
+    exclude: Annotated[list[str] | None, typer.Option(
+        "--exclude", metavar="PATTERN",
+        help="Leave out files and folders whose name or path inside the folder matches this "
+             "shell pattern (repeatable): --exclude 'changelog*' --exclude copyright.")] = None,
     json_out: JsonFlag = False,
     home: HomeOption = None,
 ) -> None:
@@ -134,7 +138,8 @@ def ingest(
     compressed) into a knowledge base."""
     ctx = _context(home)
     base = _registry(ctx).open(kb, create=True)
-    summary = _ingest_with_progress(lambda p: base.ingest_paths(paths, p), f"ingesting into {kb}")
+    summary = _ingest_with_progress(lambda p: base.ingest_paths(paths, p, exclude=exclude or ()),
+                                    f"ingesting into {kb}")
     if json_out:
         print(json.dumps(summary.to_dict(), indent=2))
     else:

@@ -15,7 +15,7 @@ import shutil
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
@@ -417,13 +417,15 @@ class KnowledgeBase:
     # ---- writing -------------------------------------------------------------------
     def ingest_paths(self, paths: Iterable[Path],
                      progress: Callable[[IngestProgress], None] | None = None,
-                     location_root: Path | None = None) -> IngestSummary:
-        """Ingest files and folders; see ``ingest_documents``. With ``location_root`` the
-        stored locations are relative to it (the service's uploads), so reports and the
-        API never show where the server keeps its files."""
+                     location_root: Path | None = None,
+                     exclude: Sequence[str] = ()) -> IngestSummary:
+        """Ingest files and folders, leaving out what matches ``exclude`` (shell
+        wildcards, ``documents.iter_files``); see ``ingest_documents``. With
+        ``location_root`` the stored locations are relative to it (the service's
+        uploads), so reports and the API never show where the server keeps its files."""
 
         def documents() -> Iterable[LoadedDocument | SkippedItem]:
-            for item in iter_files(paths):
+            for item in iter_files(paths, exclude):
                 if isinstance(item, SkippedItem):
                     yield _relocated(item, Path(item.location), location_root)
                 else:

@@ -28,6 +28,7 @@ its text changes; a file whose text is unchanged is left as it was stored.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import logging
@@ -36,7 +37,7 @@ import re
 import stat
 import unicodedata
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
@@ -346,18 +347,37 @@ def _reading_order(name: str) -> tuple[str, int, str]:
     return path.stem, rank, name
 
 
-def iter_files(paths: Iterable[Path]) -> Iterator[Path | SkippedItem]:
+def iter_files(paths: Iterable[Path], exclude: Sequence[str] = ()) -> Iterator[Path | SkippedItem]:
     """Expand folders (sorted by name, one name's formats best first, hidden entries
-    ignored); report missing paths."""
+    ignored); report missing paths. A file or folder whose name, or whose path inside
+    the folder given, matches a pattern of ``exclude`` (shell wildcards: "changelog*",
+    "*/images") is left out and reported once, with the pattern."""
+    def excluded(path: Path, root: Path) -> str | None:
+        inside = path.relative_to(root).as_posix() if path != root else path.name
+        return next((p for p in exclude if fnmatch.fnmatch(path.name, p)
+                     or fnmatch.fnmatch(inside, p)), None)
+
     for raw in paths:
         path = Path(raw).expanduser()
         if not path.exists():
             yield SkippedItem(str(path), "no such file or folder")
+        elif (pattern := excluded(path, path)) is not None:
+            yield SkippedItem(str(path), f"excluded ({pattern})")
         elif path.is_dir():
             for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                kept = []
+                for name in sorted(d for d in dirs if not d.startswith(".")):
+                    if (pattern := excluded(Path(root) / name, path)) is not None:
+                        yield SkippedItem(str(Path(root) / name), f"excluded ({pattern})")
+                    else:
+                        kept.append(name)
+                dirs[:] = kept
                 for name in sorted(files, key=_reading_order):
-                    if not name.startswith("."):
+                    if name.startswith("."):
+                        continue
+                    if (pattern := excluded(Path(root) / name, path)) is not None:
+                        yield SkippedItem(str(Path(root) / name), f"excluded ({pattern})")
+                    else:
                         yield Path(root) / name
         else:
             yield path
