@@ -531,3 +531,17 @@ def test_plain_text_headings_are_underlined_lines(tmp_path):
     [plain] = _load(tmp_path / "notes.txt")
     assert (plain.sections, plain.blocks) == ([], None), "read for fences when searched, as before"
 
+
+
+def test_a_first_line_is_a_title_when_it_stands_alone(tmp_path):
+    """A heading, or a line alone before a blank line or an underline, titles its file;
+    the first line of a paragraph does not, and the file's name does instead."""
+    cases = {"guide.md": ("# Guide\nText right after the heading.\n", "Guide"),
+             "tides.txt": ("Tides\n\nOcean tides are caused by the Moon.\n", "Tides"),
+             "intro.txt": ("Introduction\n============\nRead on.\n", "Introduction"),
+             "news.txt": ("This is a terse description of the new features added\n"
+                          "since the last release.\n", "news")}
+    for name, (text, title) in cases.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        [doc] = _load(tmp_path / name)
+        assert doc.title == title, (name, doc.title)

@@ -154,16 +154,18 @@ _RULE_MARKS = set("=-~*^`'\"#:+_")
 
 
 def _first_line_title(text: str, fallback: str) -> str:
-    """The first line of text, when it stands as a title: alone before a blank line, an
-    underline ("Introduction" over "====") or the end. A first line that runs on into the
-    next ("This is a terse description of the new features added to bash-5.2 since") opens
-    a paragraph and names nothing: the ``fallback`` is the title then."""
+    """The first line of text, when it stands as a title: marked as a heading ("# Guide"),
+    or alone before a blank line, an underline ("Introduction" over "====") or the end. A
+    first line that runs on into the next ("This is a terse description of the new
+    features added to bash-5.2 since") opens a paragraph and names nothing: the
+    ``fallback`` is the title then."""
     lines = [line.strip() for line in text.splitlines()]
     for i, line in enumerate(lines):
         words = line.lstrip("#").strip()
         if words and not set(words) <= _RULE_MARKS:
             after = lines[i + 1] if i + 1 < len(lines) else ""
-            return words[:_MAX_TITLE] if not after or set(after) <= _RULE_MARKS else fallback
+            alone = line.startswith("#") or not after or set(after) <= _RULE_MARKS
+            return words[:_MAX_TITLE] if alone else fallback
     return fallback
 
 
