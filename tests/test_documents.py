@@ -12,6 +12,18 @@ def _load(path, **limits):
     return list(load_file(path, **{**LIMITS, **limits}))
 
 
+def _load_measuring_peak(path, **limits):
+    """What ``_load`` gives, with the peak bytes Python allocated while loading."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        items = _load(path, **limits)
+        return items, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def test_every_supported_type_loads(tmp_path):
     files = write_corpus(tmp_path)
     expected = {"md": ("Volcanoes", "Magma rises"), "txt": ("Tides", "gravitational pull"),
@@ -95,16 +107,9 @@ def _lying_docx(path, unpacked: int, declared: int) -> None:
 def test_a_docx_lying_about_its_size_is_refused_within_bounded_memory(tmp_path, declared):
     """Neither a header that understates the size (the bytes read are what count) nor one
     that overstates it makes the loader hold the unpacked text: refused, memory bounded."""
-    import tracemalloc
-
     path = tmp_path / "liar.docx"
     _lying_docx(path, unpacked=150_000_000, declared=declared)
-    tracemalloc.start()
-    try:
-        [result] = _load(path, max_bytes=50_000_000)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    [result], peak = _load_measuring_peak(path, max_bytes=50_000_000)
     assert isinstance(result, SkippedItem), result
     assert "zip bomb" in result.reason or "unreadable DOCX" in result.reason, result.reason
     assert peak < 20_000_000, f"peak {peak:,} bytes while refusing"
@@ -232,7 +237,6 @@ def test_prose_opening_with_a_dot_is_not_taken_for_troff():
 
 def test_a_compression_bomb_and_broken_streams_are_refused_within_bounded_memory(tmp_path):
     import gzip
-    import tracemalloc
 
     bomb = tmp_path / "bomb.txt.gz"
     with gzip.open(bomb, "wb") as stream:  # 200 MB of zeros in about 200 KB
@@ -242,12 +246,7 @@ def test_a_compression_bomb_and_broken_streams_are_refused_within_bounded_memory
     truncated = gzip.compress(b"Some text that is cut off in the middle. " * 200)
     (tmp_path / "truncated.txt.gz").write_bytes(truncated[:len(truncated) // 2])
     (tmp_path / "garbage.md.xz").write_bytes(b"\xfd7zXZ\x00 broken")
-    tracemalloc.start()
-    try:
-        [refused] = _load(bomb, max_bytes=5_000_000)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    [refused], peak = _load_measuring_peak(bomb, max_bytes=5_000_000)
     assert isinstance(refused, SkippedItem) and "compression bomb" in refused.reason, refused
     assert peak < 20_000_000, f"peak {peak:,} bytes while refusing"
     for name in ("garbage.txt.gz", "truncated.txt.gz", "garbage.md.xz"):

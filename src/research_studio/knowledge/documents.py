@@ -354,33 +354,31 @@ def iter_files(paths: Iterable[Path], exclude: Sequence[str] = ()) -> Iterator[P
     ignored); report missing paths. A file or folder whose name, or whose path inside
     the folder given, matches a pattern of ``exclude`` (shell wildcards: "changelog*",
     "*/images") is left out and reported once, with the pattern."""
-    def excluded(path: Path, root: Path) -> str | None:
+    def left_out(path: Path, root: Path) -> SkippedItem | None:
         inside = path.relative_to(root).as_posix() if path != root else path.name
-        return next((p for p in exclude if fnmatch.fnmatch(path.name, p)
-                     or fnmatch.fnmatch(inside, p)), None)
+        pattern = next((p for p in exclude if fnmatch.fnmatch(path.name, p)
+                        or fnmatch.fnmatch(inside, p)), None)
+        return None if pattern is None else SkippedItem(str(path), f"excluded ({pattern})")
 
     for raw in paths:
         path = Path(raw).expanduser()
         if not path.exists():
             yield SkippedItem(str(path), "no such file or folder")
-        elif (pattern := excluded(path, path)) is not None:
-            yield SkippedItem(str(path), f"excluded ({pattern})")
+        elif (skipped := left_out(path, path)) is not None:
+            yield skipped
         elif path.is_dir():
             for root, dirs, files in os.walk(path):
                 kept = []
                 for name in sorted(d for d in dirs if not d.startswith(".")):
-                    if (pattern := excluded(Path(root) / name, path)) is not None:
-                        yield SkippedItem(str(Path(root) / name), f"excluded ({pattern})")
+                    if (skipped := left_out(Path(root) / name, path)) is not None:
+                        yield skipped
                     else:
                         kept.append(name)
                 dirs[:] = kept
                 for name in sorted(files, key=_reading_order):
-                    if name.startswith("."):
-                        continue
-                    if (pattern := excluded(Path(root) / name, path)) is not None:
-                        yield SkippedItem(str(Path(root) / name), f"excluded ({pattern})")
-                    else:
-                        yield Path(root) / name
+                    if not name.startswith("."):
+                        found = Path(root) / name
+                        yield left_out(found, path) or found
         else:
             yield path
 
@@ -392,8 +390,8 @@ def load_file(path: Path, max_bytes: int, max_chars: int) -> Iterator[LoadedDocu
     where = str(path)
     inner = inner_name(path)
     suffix = inner.suffix.lower()
-    sniffed = suffix not in SUPPORTED and not names_a_file_type(suffix)
-    if suffix not in SUPPORTED and not sniffed:
+    sniffed = suffix not in SUPPORTED  # read as plain text, unless the suffix names a type
+    if sniffed and names_a_file_type(suffix):
         yield SkippedItem(where, f"unsupported file type {suffix}")
         return
     try:
