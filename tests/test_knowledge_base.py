@@ -84,6 +84,31 @@ def test_reingest_is_a_no_op_and_duplicates_are_stored_once(registry, corpus, tm
     assert (duplicate.duplicates, duplicate.documents_added, kb.count()) == (1, 0, count)
 
 
+def test_a_document_whose_title_is_read_anew_is_stored_anew(registry, tmp_path, monkeypatch):
+    """A title is embedded with every chunk and shown with every citation: a document
+    stored when its title was read another way gets the new one on re-ingest, though its
+    text is the same; a document whose title and text are the same is left alone."""
+    from research_studio.knowledge import documents
+
+    page = tmp_path / "NEWS"
+    page.write_text("This is a terse description of the new features added to bash-5.2\n"
+                    "since the release of bash-5.1.\n\nThe readline library is updated.\n",
+                    encoding="utf-8")
+    kb = registry.open("titles", create=True)
+    title_of = documents._first_line_title
+    monkeypatch.setattr(documents, "_first_line_title", lambda text, fallback: text.split("\n")[0])
+    kb.ingest_paths([page])
+    count = kb.count()
+    assert kb.search("readline library", k=1)[0].title.startswith("This is a terse")
+    monkeypatch.setattr(documents, "_first_line_title", title_of)
+    again = kb.ingest_paths([page])
+    assert (again.documents_replaced, again.duplicates, again.unchanged) == (1, 0, 0)
+    [hit] = kb.search("readline library", k=1)
+    assert not hit.title.startswith("This is a terse") and kb.count() == count
+    third = kb.ingest_paths([page])
+    assert (third.documents_replaced, third.unchanged) == (0, 1)
+
+
 def test_a_chunk_keeps_the_definition_list_entries_it_lies_in(registry, tmp_path, monkeypatch):
     """A description cut by chunks is still read under its term: the chunk that begins
     after "work_mem (integer)" records it; a page stored before definition lists were

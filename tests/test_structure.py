@@ -27,6 +27,7 @@ from research_studio.knowledge.structure import (
     definitions_from_json,
     definitions_json,
     find_blocks,
+    following_list,
     table_statements,
     term_at,
 )
@@ -777,6 +778,44 @@ def test_a_sentence_ending_in_a_colon_carries_the_list_or_rows_it_announces(tmp_
         facilities = next(f for f in found
                           if f["quote"] == "PostgreSQL supports two localization facilities:")
         assert ("list_items" in facilities) is ends_document, found
+
+
+TIGHT_LIST_TEXT = """The Restricted Shell
+====================
+
+A restricted shell behaves like the standard shell, except that the following are
+disallowed:
+
+   * Changing directories with the 'cd' builtin.
+   * Setting or unsetting the values of the 'SHELL' or 'PATH'
+     variables.
+   * Specifying command names containing slashes.
+
+These restrictions are enforced after any startup files are read.
+"""
+
+
+def test_a_tight_plain_text_list_is_announced_item_by_item(tmp_path):
+    """Plain text writes a list with no blank line between items, its items indented and
+    wrapped: each marker at the first item's indentation starts an item, a wrapped line
+    goes on the item before it, and the sentence ending in a colon carries them all."""
+    path = tmp_path / "RBASH"
+    path.write_text(TIGHT_LIST_TEXT, encoding="utf-8")
+    doc = _load(path)
+    findings = extractive_findings(_sub_question("What does a restricted shell disallow?"),
+                                   [_retrieved(doc, "restricted shell disallowed")], 0,
+                                   ResearchConfig(findings_per_result=12))
+    announcing = [f for f in findings if f["quote"].endswith("are\ndisallowed:")
+                  or f["quote"].endswith("are disallowed:")]
+    assert announcing, [f["quote"] for f in findings]
+    assert announcing[0]["list_items"] == [
+        "Changing directories with the 'cd' builtin.",
+        "Setting or unsetting the values of the 'SHELL' or 'PATH' variables.",
+        "Specifying command names containing slashes."]
+    # a line of an item's text that starts with another marker, or further in, stays in it
+    nested = "Refused:\n\n  * Options such as\n    - the '-p' option.\n  * Redirection.\n\nEnd."
+    assert following_list(nested, len("Refused:")) == (
+        ["Options such as - the '-p' option.", "Redirection."], nested.index("\n\nEnd"))
 
 
 # ---- the sentence between two quoted ones ---------------------------------------------------

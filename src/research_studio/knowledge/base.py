@@ -440,8 +440,10 @@ class KnowledgeBase:
                          progress: Callable[[IngestProgress], None] | None = None) -> IngestSummary:
         """Chunk, embed and store new documents.
 
-        Unchanged documents (same location, same text) are left alone; a changed one
-        replaces its old chunks; text already stored under another location is a
+        Unchanged documents (same location, same text and title) are left alone; a changed
+        one replaces its old chunks (a new title too: it is embedded with every chunk, and
+        a better reading of titles reaches documents stored before it); text already
+        stored under another location is a
         duplicate and stored once, and a new document repeating a stored one beside it in
         another format (``near_duplicates.other_format``) is not stored. ``progress`` is
         told after each document read and each batch of passages stored
@@ -450,11 +452,12 @@ class KnowledgeBase:
         """
         started = time.perf_counter()
         summary = IngestSummary(kb=self.name)
-        by_location: dict[str, str] = {}
+        by_location: dict[str, tuple[str, str]] = {}  # location → its text's hash, its title
         known_hashes: set[str] = set()
         copies = CopyFinder(self.settings.near_duplicate_jaccard)
         for _, _, meta in self._all_chunks(["metadatas"]):
-            by_location[str(meta.get("location"))] = str(meta.get("content_hash"))
+            by_location[str(meta.get("location"))] = (str(meta.get("content_hash")),
+                                                      str(meta.get("title")))
             known_hashes.add(str(meta.get("content_hash")))
             stored = decode(str(meta["sketch"])) if meta.get("sketch") else None
             if stored is not None:
@@ -479,9 +482,9 @@ class KnowledgeBase:
             else:
                 digest = item.content_hash
                 previous = by_location.get(item.location)
-                if previous == digest:
+                if previous == (digest, item.title):
                     summary.unchanged += 1
-                elif digest in known_hashes:
+                elif digest in known_hashes and (previous is None or previous[0] != digest):
                     summary.duplicates += 1
                 elif previous is None and copies.other_format(item.location,
                                                               minhash := sketch(item.text)):
@@ -495,7 +498,7 @@ class KnowledgeBase:
                     else:  # a new document; a changed one is counted as replaced, not added too
                         summary.documents_added += 1
                     known_hashes.add(digest)
-                    by_location[item.location] = digest
+                    by_location[item.location] = (digest, item.title)
                     original = copies.original_of(minhash)
                     copies.add(item.location, item.doc_id, minhash, original)
                     summary.near_copies += original is not None

@@ -271,6 +271,31 @@ def _item_text(paragraph: str) -> str | None:
     return " ".join(paragraph[marker.end():].split()) if marker else None
 
 
+def _paragraph_items(text: str, paragraph: re.Match[str]) -> list[str] | None:
+    """The items of a list that a paragraph opens with its first line's marker, without
+    markers; None when it does not open with one. A tight list (plain text's "   * a\n
+    * b", no blank line between items) is one paragraph: a line holding the first
+    item's marker at the first item's indentation starts the next item; any other line
+    goes on the item before it."""
+    first = _item_text(paragraph.group())
+    if first is None:
+        return None
+    indent = paragraph.start() - (text.rfind("\n", 0, paragraph.start()) + 1)
+    marker = paragraph.group()[0]
+    starts = [0]
+    lines = paragraph.group().split("\n")
+    for index, line in enumerate(lines[1:], start=1):
+        body = line[indent:]
+        if (line[:indent].strip() == "" and body[:1] != " " and _item_text(body) is not None
+                and (body[0] == marker or (marker.isdigit() and body[0].isdigit()))):
+            starts.append(index)
+    if len(starts) == 1:
+        return [first]
+    pieces = ["\n".join(lines[begin:end]).lstrip()
+              for begin, end in zip(starts, [*starts[1:], len(lines)], strict=True)]
+    return [item for piece in pieces if (item := _item_text(piece))]
+
+
 def following_list(text: str, position: int, to_end: bool = False) -> tuple[list[str], int] | None:
     """The list that starts at ``position`` (blank space before it): its items' text
     without markers, and the offset its last item ends at. None when no list starts
@@ -282,13 +307,13 @@ def following_list(text: str, position: int, to_end: bool = False) -> tuple[list
     end = position
     paragraphs = list(_PARAGRAPH.finditer(text, position))
     for index, paragraph in enumerate(paragraphs):
-        item = _item_text(paragraph.group())
-        if item is None:
+        listed = _paragraph_items(text, paragraph)
+        if listed is None:
             following = paragraphs[index + 1] if index + 1 < len(paragraphs) else None
             if not items or (following is not None and _item_text(following.group()) is not None):
                 return None
             return items, end
-        items.append(item)
+        items += listed
         end = paragraph.end()
     return (items, end) if to_end and items else None
 
