@@ -162,7 +162,14 @@ class KnowledgeSettings(BaseModel):
     # manual and the reST sources Sphinx copies beside them share 0.71-0.97, two distinct
     # pages of it 0.001 at most; two releases of one page are near copies too
     near_duplicate_jaccard: float = Field(default=0.5, gt=0, le=1)
-    embed_batch_size: PositiveInt = 8  # larger batches cost memory (attention) and gain nothing on CPU
+    embed_batch_size: PositiveInt = 8  # texts a batch holds at most; embed_batch_tokens binds first
+    # Tokens a batch of the encoder holds at most, padding included. On CPU the encoder
+    # runs slower per text once a batch outgrows what the caches hold, so passages go one
+    # or two at a time and sentences several. On 2 cores (lab log §59) budgets of 256 to
+    # 768 all embed sentences (30 tokens), 400-character passages and chunks (190 tokens)
+    # 25-45% faster than eight texts a batch, within the run-to-run noise of each other;
+    # 512 is the middle of that plateau.
+    embed_batch_tokens: int = Field(default=512, ge=16)
     # passages embedded and stored at a time while ingesting: the progress line moves after
     # each batch, about every 15 s on 2 cores (the Python 3.11 manual's 31,610 chunks
     # embedded at 37 a second); Chroma's SQLite takes at most 5,461 rows in one add

@@ -138,7 +138,8 @@ def run_dataset_eval(ctx: AppContext, dataset: Path, options: EvalOptions,
         from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
 
         embed = MiniLMOnnxEmbeddings(settings.knowledge.embed_batch_size,
-                                     settings.knowledge.embed_threads).embed_array
+                                     settings.knowledge.embed_threads,
+                                     settings.knowledge.embed_batch_tokens).embed_array
     results = ResultsFile(out / "results.jsonl")
     pending = len(selected) * len(modes) - len(
         results.done() & {(r["id"], m) for r in selected for m in modes})

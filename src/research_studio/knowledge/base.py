@@ -581,7 +581,8 @@ class KnowledgeBaseRegistry:
         # keeps its own copy in step with the collection's revision
         self.lexical_root = kb_dir / "lexical"
         self.client = client or open_client(kb_dir, settings.chroma_url)
-        self.embeddings = MiniLMOnnxEmbeddings(settings.embed_batch_size, settings.embed_threads)
+        self.embeddings = MiniLMOnnxEmbeddings(settings.embed_batch_size, settings.embed_threads,
+                                               settings.embed_batch_tokens)
         self._function = MiniLMChromaFunction(self.embeddings)
 
     @store_faults

@@ -18,9 +18,13 @@ from typing import ClassVar
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from research_studio.config import KnowledgeSettings
+
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 DIMENSION = 384
 _MAX_TOKENS = 256  # the model's trained sequence length
+# the default token budget of a batch (why: ``KnowledgeSettings.embed_batch_tokens``)
+BATCH_TOKENS = KnowledgeSettings.model_fields["embed_batch_tokens"].default
 
 
 def _model_file() -> Path:
@@ -35,8 +39,10 @@ class MiniLMOnnxEmbeddings(Embeddings):
     _sessions: ClassVar[dict[int, tuple[object, object]]] = {}
     _lock: ClassVar[threading.Lock] = threading.Lock()
 
-    def __init__(self, batch_size: int = 8, threads: int | None = None) -> None:
+    def __init__(self, batch_size: int = 8, threads: int | None = None,
+                 batch_tokens: int = BATCH_TOKENS) -> None:
         self.batch_size = batch_size
+        self.batch_tokens = batch_tokens
         self.threads = threads or min(4, os.cpu_count() or 1)
         self.model_id = MODEL_ID
         # seconds spent embedding, so a run can tell the encoder's share of its wall time
@@ -54,7 +60,7 @@ class MiniLMOnnxEmbeddings(Embeddings):
                     files("research_studio").joinpath("assets/minilm/tokenizer.json")
                     .read_text(encoding="utf-8"))
                 tokenizer.enable_truncation(max_length=_MAX_TOKENS)
-                tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+                tokenizer.no_padding()  # its file pads to 128; ``embed_array`` pads per batch
                 options = ort.SessionOptions()
                 options.intra_op_num_threads = self.threads
                 options.inter_op_num_threads = 1
@@ -63,11 +69,14 @@ class MiniLMOnnxEmbeddings(Embeddings):
                 self._sessions[self.threads] = (tokenizer, session)
             return self._sessions[self.threads]
 
-    def _embed_batch(self, texts: list[str]) -> np.ndarray:
-        tokenizer, session = self._load()
-        encodings = tokenizer.encode_batch(texts)  # type: ignore[attr-defined]
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    def _embed_batch(self, tokens: list[list[int]]) -> np.ndarray:
+        _, session = self._load()
+        width = max(len(t) for t in tokens)
+        ids = np.zeros((len(tokens), width), dtype=np.int64)  # [PAD] is id 0
+        mask = np.zeros_like(ids)
+        for row, text_ids in enumerate(tokens):
+            ids[row, :len(text_ids)] = text_ids
+            mask[row, :len(text_ids)] = 1
         feed = {"input_ids": ids, "attention_mask": mask}
         names = {i.name for i in session.get_inputs()}  # type: ignore[attr-defined]
         if "token_type_ids" in names:
@@ -79,15 +88,25 @@ class MiniLMOnnxEmbeddings(Embeddings):
         return pooled / np.clip(norms, 1e-12, None)
 
     def embed_array(self, texts: list[str]) -> np.ndarray:
-        """Embed many texts; batches sorted by length to waste little padding."""
+        """Embed many texts: tokenized once, sorted by length to waste little padding, in
+        batches of at most ``batch_size`` texts and ``batch_tokens`` tokens."""
         if not texts:
             return np.zeros((0, DIMENSION), dtype=np.float32)
         started = time.perf_counter()
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        tokenizer, _ = self._load()
+        tokens = [e.ids for e in tokenizer.encode_batch([t or " " for t in texts])]  # type: ignore[attr-defined]
+        order = sorted(range(len(texts)), key=lambda i: len(tokens[i]))
         out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
-        for lo in range(0, len(order), self.batch_size):
-            batch = order[lo:lo + self.batch_size]
-            out[batch] = self._embed_batch([texts[i] or " " for i in batch])
+        batch: list[int] = []
+        for index in [*order, None]:
+            # sorted by length, so the newest text is the longest: it sets the padded width
+            fits = index is not None and len(batch) < self.batch_size and (
+                (len(batch) + 1) * len(tokens[index]) <= self.batch_tokens)
+            if batch and not fits:
+                out[batch] = self._embed_batch([tokens[i] for i in batch])
+                batch = []
+            if index is not None:
+                batch.append(index)
         with self._busy_lock:
             self.busy_s += time.perf_counter() - started
         return out
