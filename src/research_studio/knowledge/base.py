@@ -443,12 +443,11 @@ class KnowledgeBase:
         Unchanged documents (same location, same text and title) are left alone; a changed
         one replaces its old chunks (a new title too: it is embedded with every chunk, and
         a better reading of titles reaches documents stored before it); text already
-        stored under another location is a
-        duplicate and stored once, and a new document repeating a stored one beside it in
-        another format (``near_duplicates.other_format``) is not stored. ``progress`` is
-        told after each document read and each batch of passages stored
-        (``store_batch_passages``): embedding is most of the time, so a count of documents
-        alone stood still for minutes.
+        stored under another location is a duplicate and stored once, and a new document
+        repeating a stored one beside it in another format (``near_duplicates.other_format``)
+        is not stored. ``progress`` is told after each document read and each batch of
+        passages stored (``store_batch_passages``): embedding is most of the time, so a
+        count of documents alone stood still for minutes.
         """
         started = time.perf_counter()
         summary = IngestSummary(kb=self.name)
