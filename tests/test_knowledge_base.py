@@ -329,6 +329,32 @@ def test_a_name_every_page_repeats_is_no_name_to_follow(registry, tmp_path):
     assert specificity("bisect") > 0.5
 
 
+def test_a_name_most_titles_share_is_no_name_to_follow_however_rare_its_words(registry, tmp_path):
+    # release notes in plain text hold most of the chunks, so the words of the manual
+    # pages' "Manual Page" are rare over the chunks; most titles still carry it
+    folder = tmp_path / "manual"
+    folder.mkdir()
+    verbs = ["fetch", "prune", "rebase", "bisect", "stash", "blame", "describe", "archive"]
+    for verb in verbs:
+        kind = " Plumbing" if verb in ("prune", "describe") else ""
+        (folder / f"git-{verb}.txt").write_text(
+            f"git-{verb}(1){kind} Manual Page\n\nThe {verb} command and the variables that change it.",
+            encoding="utf-8")
+    for release in ("2.40", "2.41", "2.42"):
+        notes = " ".join(f"Fix number {i} of release {release} mends how the {i}th option parses."
+                         for i in range(300))
+        (folder / f"RelNotes-{release}.txt").write_text(f"Git {release} Release Notes\n\n{notes}",
+                                                        encoding="utf-8")
+    kb = registry.open("mixed", create=True)
+    kb.ingest_paths([folder])
+    floor = kb.settings.min_name_specificity
+    assert kb._lexical_index().specificity("Manual Page") > floor  # rare over the chunks
+    specificity = kb.specificity_scorer()
+    assert specificity("Manual Page") == 0.0
+    assert specificity("bisect") > 0.5  # one page's own name
+    assert specificity("Plumbing") > 0.5  # in 2 of 11 titles: under the share
+
+
 def test_ingest_reports_passages_while_a_long_document_is_stored(context, tmp_path):
     """Embedding is most of an ingest's time: progress that counted documents alone stood
     still for minutes on a manual's long pages. Passages are stored and reported a batch

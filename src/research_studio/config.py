@@ -149,11 +149,19 @@ class KnowledgeSettings(BaseModel):
     candidate_depth: PositiveInt = 50
     # a name whose words nearly every chunk shares (its specificity, mean IDF over the
     # largest, below this) is the collection's boilerplate, not a thing to research: the
-    # "Manual Page" of every HTML page of the Git manual scores 0.02, while the commonest
-    # real names score 0.17 and more ("American", "United States" in the QA collections;
-    # "Git", "HEAD" in the Git manual). No top-3 linked name of the 300 QA questions
-    # scores under 0.10.
+    # "Manual Page" of every HTML page of the Git manual scored 0.02 (0.21 where the
+    # manual's plain-text release notes are stored too: max_name_title_share catches it
+    # there), while the commonest real names score 0.17 and more ("American", "United
+    # States" in the QA collections; "Git", "HEAD" in the Git manual). No top-3 linked
+    # name of the 300 QA questions scores under 0.10.
     min_name_specificity: Fraction = 0.05
+    # a name in the titles of at least this share of the documents (and of more than one)
+    # names the collection itself, its product or its page template, not a thing in it to
+    # research: "Git" and "Manual Page" are in 0.65 and 0.60 of the Git manual's titles,
+    # "Apache Module" in 0.51 of Apache's, "SQLite" in 0.44 of SQLite's, while the names of
+    # topics within them stay at 0.05 and below ("mod_rewrite" 0.04, "git-checkout" 0.01);
+    # a quarter leaves room on both sides. A Wikipedia title is one article's.
+    max_name_title_share: Fraction = 0.25
     # HNSW search breadth: exact and the same in every process for collections of a few
     # thousand chunks (Chroma's default of 100 is neither), at well under a millisecond
     search_ef: int = Field(default=500, ge=10, le=MAX_INT64)

@@ -57,6 +57,7 @@ from research_studio.knowledge.structure import (
     definitions_json,
     find_blocks,
 )
+from research_studio.knowledge.title_words import TitleWords
 from research_studio.knowledge.vector_store import (
     COLLECTION_PREFIX,
     MiniLMChromaFunction,
@@ -260,6 +261,7 @@ class KnowledgeBase:
         self.embeddings = embeddings
         self.lexical_dir = lexical_dir
         self._lexical: tuple[str, LexicalIndex] | None = None
+        self._titles: tuple[str, TitleWords] | None = None
         self._lock = threading.Lock()
 
     # ---- reading -------------------------------------------------------------------
@@ -323,16 +325,30 @@ class KnowledgeBase:
     @store_faults
     def specificity_scorer(self) -> Callable[[str], float]:
         """Rarity of a phrase's words in this knowledge base (0..1), for ranking hops; 0
-        for the collection's boilerplate (``KnowledgeSettings.min_name_specificity``).
+        for the collection's boilerplate (``KnowledgeSettings.min_name_specificity``) and
+        for a name that most titles share (``max_name_title_share``).
         The index is looked up once here, not per phrase: each lookup asks the store
         whether it changed."""
         rarity = self._lexical_index().specificity
         floor = self.settings.min_name_specificity
+        titles, title_share = self._title_words(), self.settings.max_name_title_share
 
         def specificity(phrase: str) -> float:
             value = rarity(phrase)
-            return value if value >= floor else 0.0
+            if value < floor or titles.names_collection(phrase, title_share):
+                return 0.0
+            return value
         return specificity
+
+    def _title_words(self) -> TitleWords:
+        """The words of the documents' titles, read once for each revision."""
+        with self._lock:
+            revision = self.revision()
+            if self._titles is None or self._titles[0] != revision:
+                firsts = self.collection.get(where={"chunk_index": 0}, include=["metadatas"])
+                self._titles = (revision, TitleWords.of(str((meta or {}).get("title") or "")
+                                                        for meta in firsts["metadatas"] or []))
+            return self._titles[1]
 
     @store_faults
     def get_chunks(self, chunk_ids: list[str]) -> list[SearchHit]:
