@@ -39,7 +39,6 @@ from research_studio.graph.nodes.write import claim_text, restates, section_quot
 from research_studio.graph.text_analysis import evidence_units, term_overlap
 from research_studio.knowledge.base import KnowledgeBase, KnowledgeBaseRegistry
 from research_studio.models.coordinator import ModelCoordinator
-from research_studio.state import searched_text
 from tests.conftest import scripted
 from tests.fixtures import write_corpus
 
@@ -194,23 +193,6 @@ def test_plan_splits_a_multi_part_question_deterministically():
         ["How do volcanoes erupt?", "What causes ocean tides?"]
     assert [s["priority"] for s in update["sub_questions"]] == [1.0, 0.9]
     assert update["decomposition_tree"]["strategy"] == "multi_faceted"
-
-
-def test_an_offline_plan_searches_the_questions_words_and_a_model_plan_its_own():
-    """The offline planner's templates are read as the reader sees them and searched by
-    what the question gave; a model's sub-questions are searched as the model wrote them."""
-    question = "Compare hash joins and merge joins"
-    offline = run(plan_node, {"query": question, "config": ResearchConfig(), "mode": "hierarchical"},
-                  make_deps("garbage", "garbage"))
-    assert offline["decomposition_path"] == "deterministic"
-    searched = [searched_text(sq) for sq in offline["sub_questions"]]
-    assert all(s != sq["question_text"] for s, sq in zip(searched, offline["sub_questions"], strict=True))
-    assert {"hash joins", "merge joins"} <= set(searched)
-    reply = decomposition("How do hash joins use memory?", "When does the planner choose a merge join?")
-    model = run(plan_node, {"query": question, "config": ResearchConfig(), "mode": "hierarchical"},
-                make_deps(reply, strong=True))
-    assert model["decomposition_path"] == "llm"
-    assert all("search_query" not in sq for sq in model["sub_questions"])
 
 
 def test_plan_links_entities_from_the_knowledge_base(kb):

@@ -59,6 +59,7 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
     whole = asking and len(s.items) + len(own) < limit
     rows: list[PlanRow] = [(s.as_question, 1.0, "the question itself, researched directly")] if whole else []
     for item in s.items:
+        query = ""  # searched as worded, but for a template whose words are the reader's
         if item in asked_each:  # "what is each one good for?"
             text = asked_each[item]
         elif dims:
@@ -67,9 +68,9 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
             text = asked  # "Which handles JSON better, X or Y?" → "Does X handle JSON better?"
         elif asking:
             text = t["item_of_question"].format(item=item, purpose=s.purpose)
-        else:
-            text = t["item"].format(item=item, purpose=s.purpose)
-        rows.append(PlanRow(text, 0.9, f"compared item: {item}"))
+        else:  # "main characteristics, strengths and weaknesses" are not the evidence's words
+            text, query = t["item"].format(item=item, purpose=s.purpose), f"{item}{s.purpose}"
+        rows.append(PlanRow(text, 0.9, f"compared item: {item}", query))
     rows += [PlanRow(text, 0.8, "a question the text asks beside the comparison") for text in own]
     if s.dimensions_listed and len(rows) + len(s.dimensions) <= limit:
         # "… on performance, learning curve and ecosystem": each attribute compared on its own
@@ -82,7 +83,8 @@ def _comparison(s: QuestionStructure, limit: int) -> list[PlanRow]:
     if len(rows) < limit and not asking:
         contrast = t["contrast_with_dimensions"] if dims else t["contrast"]
         rows.append(PlanRow(contrast.format(items=_join(s.items), dimensions=dims, purpose=s.purpose),
-                            0.8, "how the compared items differ"))
+                            0.8, "how the compared items differ",
+                            " ".join(filter(None, (_join(s.items), dims))) + s.purpose))
     return rows
 
 

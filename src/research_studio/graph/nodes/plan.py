@@ -46,7 +46,6 @@ from research_studio.understanding.decompose import (
 from research_studio.understanding.facets import asks
 from research_studio.understanding.names import without_possessive
 from research_studio.understanding.parser import parse
-from research_studio.understanding.search_words import search_words
 
 
 def allocate_iterations(priorities: list[float], config: ResearchConfig) -> list[int]:
@@ -238,7 +237,7 @@ def sub_question_records(plan: list[PlanRow], strategy: str, config: ResearchCon
              hop_clauses: list[str] | None, ids: list[str]) -> list[SubQuestion]:
     rows = [PlanRow(*row) for row in plan]
     return with_budgets([new_sub_question(sq_id, row.text, row.priority, row.rationale, strategy,
-                                          hop_clauses, row.query or search_words(row.text))
+                                          hop_clauses, row.query)
                          for sq_id, row in zip(ids, rows, strict=True)], config)
 
 
