@@ -331,7 +331,9 @@ class KnowledgeBase:
         whether it changed."""
         rarity = self._lexical_index().specificity
         floor = self.settings.min_name_specificity
-        titles, title_share = self._title_words(), self.settings.max_name_title_share
+        # the titles of the revision the index was just checked against: no second query
+        revision = self._lexical[0] if self._lexical is not None else self.revision()
+        titles, title_share = self._title_words(revision), self.settings.max_name_title_share
 
         def specificity(phrase: str) -> float:
             value = rarity(phrase)
@@ -340,10 +342,9 @@ class KnowledgeBase:
             return value
         return specificity
 
-    def _title_words(self) -> TitleWords:
+    def _title_words(self, revision: str) -> TitleWords:
         """The words of the documents' titles, read once for each revision."""
         with self._lock:
-            revision = self.revision()
             if self._titles is None or self._titles[0] != revision:
                 firsts = self.collection.get(where={"chunk_index": 0}, include=["metadatas"])
                 self._titles = (revision, TitleWords.of(str((meta or {}).get("title") or "")
