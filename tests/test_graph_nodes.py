@@ -356,6 +356,35 @@ def retrieved(text: str = PASSAGE, rank: int = 0, source_id: str = "kb:t:c1",
                      rank, query)
 
 
+PULL_QUESTION = {"sub_question_id": "sq_001", "queries_done": [], "question_text":
+                 "git pull refuses to run because my local edits conflict. How can I pull anyway?"}
+PULL_SETUP = ("If your local changes do not conflict with the upstream, a plain git pull moves on. "
+              "However, when your local changes conflict with the upstream changes, git pull "
+              "refuses to overwrite them.")
+
+
+def pull_findings(text: str, similarity) -> list:
+    return extractive_findings(PULL_QUESTION, [retrieved(text, query="git pull refuses local edits")],
+                               0, ResearchConfig(findings_per_result=1), similarity)
+
+
+def test_a_quote_runs_on_into_the_next_sentence_that_answers_what_it_sets_up():
+    similarity = make_deps().similarity
+    answer = "In such a case, you can stash your changes away, perform a pull, and then unstash."
+    text = f"Pulling\n\n{PULL_SETUP} {answer}"
+    [finding] = pull_findings(text, similarity)
+    assert finding["quote"].endswith(answer) and "refuses to overwrite them." in finding["quote"]
+    assert text[finding["quote_start"]:finding["quote_end"]] == finding["quote"] == finding["text"]
+    # not into another paragraph, nor into a sentence about something else, nor without
+    # the encoder to judge it
+    for other in (f"Pulling\n\n{PULL_SETUP}\n\n{answer}",
+                  f"Pulling\n\n{PULL_SETUP} The project's logo is an orange circle on a white page."):
+        [finding] = pull_findings(other, similarity)
+        assert finding["quote"].endswith("refuses to overwrite them."), finding["quote"]
+    [finding] = pull_findings(text, None)
+    assert finding["quote"].endswith("refuses to overwrite them.")
+
+
 def test_extractive_findings_point_at_exact_offsets():
     findings = extractive_findings(SUB_QUESTION, [retrieved()], 2, ResearchConfig())
     assert len(findings) == 2  # findings_per_result

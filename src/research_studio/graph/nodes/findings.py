@@ -184,16 +184,19 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
                        strict=True))
     if embed is not None:
         pass_over_pointers(ranked, wanted, stating, embed, config.pointer_margin)
-    for item, every, units, candidates, count in zip(retrieved, whole, per_item, ranked, wanted,
-                                                     strict=True):
-        source = item.source
+    chosen_of: list[list[tuple[float, Sentence]]] = []
+    for every, units, candidates, count in zip(whole, per_item, ranked, wanted, strict=True):
         chosen = [(score, s) for score, s in candidates if stating.get(id(s), True)][:count]
         if not chosen and len(candidates) == len(units):
             # nothing in the passage states anything: it is data written as a list ("Mickey
             # Rooney as Tod Kurt Russell as Copper …", a flattened table), not a title to
             # pass over, and its best part is quoted as it stands
             chosen = candidates[:count]
-        chosen += between_quotes(every, units, chosen, score_of)
+        chosen_of.append(chosen + between_quotes(every, units, chosen, score_of))
+    if similarity is not None:
+        run_on_best_quotes(retrieved, whole, per_item, chosen_of, question, similarity, terms)
+    for item, every, chosen in zip(retrieved, whole, chosen_of, strict=True):
+        source = item.source
         for score, sentence in chosen:
             out.append(Finding(
                 finding_id=_finding_id(sub_question["sub_question_id"], source["source_id"],
@@ -205,6 +208,56 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
                 method="extractive", context=terms.get(id(sentence), ""),
                 **_example(source, sentence.end, every, config)))
     return out
+
+
+def run_on_best_quotes(retrieved: Sequence[Retrieved], whole: Sequence[Sequence[Sentence]],
+                       per_item: Sequence[Sequence[Sentence]],
+                       chosen_of: list[list[tuple[float, Sentence]]], question: str,
+                       similarity: SimilarityFn, terms: dict[int, str]) -> None:
+    """Each passage's best quote runs on into the sentence after it when the two read
+    closer to the question than the quote alone (in place). A manual states a problem in
+    the question's words and solves it in the next sentence, which shares none of them:
+    "… git pull refuses to overwrite your changes." / "In such a case, you can stash your
+    changes away, perform a pull, and then unstash". Only a sentence of the same
+    paragraph that can be quoted and is not quoted already; the pair must still be a
+    quotable length. Every pair of the iteration is embedded in one batch."""
+    pairs: list[tuple[int, Sentence, float]] = []  # passage, best quote run on, best's score
+    for k, (item, every, units, chosen) in enumerate(zip(retrieved, whole, per_item, chosen_of,
+                                                           strict=True)):
+        joined = _run_on(item.source.get("text", ""), every, units, chosen)
+        if joined is not None:
+            pairs.append((k, joined, chosen[0][0]))
+    if not pairs:
+        return
+    placed = [in_place(joined.text, terms.get(id(chosen_of[k][0][1]), "")) for k, joined, _ in pairs]
+    cosines = np.asarray(similarity(placed, [question]))[:, 0].tolist()
+    for (k, joined, best_score), text, cosine in zip(pairs, placed, cosines, strict=True):
+        item = retrieved[k]
+        score = 0.6 * term_overlap(question, text) + 0.4 * term_overlap(item.query, text) + cosine
+        if score > best_score:
+            best = chosen_of[k][0][1]
+            if best_term := terms.get(id(best)):
+                terms[id(joined)] = best_term
+            chosen_of[k][0] = (score, joined)
+
+
+def _run_on(text: str, every: Sequence[Sentence], quotable_units: Sequence[Sentence],
+            chosen: Sequence[tuple[float, Sentence]]) -> Sentence | None:
+    """The passage's best quote (``chosen``'s first) with the sentence after it, when that
+    one is prose of the same paragraph, can be quoted and is not quoted already; None
+    otherwise."""
+    if not chosen or chosen[0][1].kind != "prose":
+        return None
+    best = chosen[0][1]
+    at = next((k for k, unit in enumerate(every) if unit is best), None)
+    if at is None or at + 1 >= len(every):
+        return None
+    following = every[at + 1]
+    if following.kind != "prose" or not any(u is following for u in quotable_units) \
+            or any(s is following for _, s in chosen) or "\n\n" in text[best.end:following.start]:
+        return None
+    joined = Sentence(text[best.start:following.end], best.start, following.end, "prose")
+    return joined if quotable(joined) else None
 
 
 def between_quotes(every: Sequence[Sentence], quotable_units: Sequence[Sentence],
