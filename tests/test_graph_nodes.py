@@ -375,10 +375,11 @@ def test_a_quote_runs_on_into_the_next_sentence_that_answers_what_it_sets_up():
     [finding] = pull_findings(text, similarity)
     assert finding["quote"].endswith(answer) and "refuses to overwrite them." in finding["quote"]
     assert text[finding["quote_start"]:finding["quote_end"]] == finding["quote"] == finding["text"]
-    # not into another paragraph, nor into a sentence about something else, nor without
-    # the encoder to judge it
+    # not into another paragraph, a sentence about something else or a question, nor
+    # without the encoder to judge it
     for other in (f"Pulling\n\n{PULL_SETUP}\n\n{answer}",
-                  f"Pulling\n\n{PULL_SETUP} The project's logo is an orange circle on a white page."):
+                  f"Pulling\n\n{PULL_SETUP} The project's logo is an orange circle on a white page.",
+                  f"Pulling\n\n{PULL_SETUP} So how can I pull when my local edits conflict?"):
         [finding] = pull_findings(other, similarity)
         assert finding["quote"].endswith("refuses to overwrite them."), finding["quote"]
     [finding] = pull_findings(text, None)

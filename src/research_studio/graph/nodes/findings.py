@@ -44,7 +44,7 @@ from research_studio.knowledge.structure import (
 from research_studio.state import Finding, Source, SubQuestion, searched_text, source_blocks
 from research_studio.understanding.exemplars import Embed
 from research_studio.understanding.pointers import point_into_the_text
-from research_studio.understanding.statements import resumes_sentences, states_something
+from research_studio.understanding.statements import asks, resumes_sentences, states_something
 
 # Candidates read per finding wanted: enough to replace a title with the next sentence,
 # few enough that the tagger reads a handful per passage.
@@ -131,6 +131,12 @@ def introduced_example(text: str, quote_end: int, units: Sequence[Sentence],
     return "" if body == following.text else body  # unclosed: a chunk's end cut it
 
 
+def sentence_score(question: str, query: str, text: str, cosine: float) -> float:
+    """A sentence's relevance: the shares of the sub-question's and of the search query's
+    terms it states (weighed 0.6 and 0.4), plus its cosine with the sub-question."""
+    return 0.6 * term_overlap(question, text) + 0.4 * term_overlap(query, text) + cosine
+
+
 def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], iteration: int,
                         config: ResearchConfig, similarity: SimilarityFn | None = None,
                         embed: Embed | None = None) -> list[Finding]:
@@ -162,8 +168,7 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
     score_of: dict[int, float] = {}
     for item, units in zip(retrieved, per_item, strict=True):
         meaning = [next(cosines) for _ in units]
-        scored = sorted(((0.6 * term_overlap(question, placed[id(s)])
-                          + 0.4 * term_overlap(item.query, placed[id(s)]) + meaning[i], i, s)
+        scored = sorted(((sentence_score(question, item.query, placed[id(s)], meaning[i]), i, s)
                          for i, s in enumerate(units)),
                         key=lambda t: (-t[0], t[1]))
         score_of.update((id(s), score) for score, _, s in scored)
@@ -232,8 +237,7 @@ def run_on_best_quotes(retrieved: Sequence[Retrieved], whole: Sequence[Sequence[
     placed = [in_place(joined.text, terms.get(id(chosen_of[k][0][1]), "")) for k, joined, _ in pairs]
     cosines = np.asarray(similarity(placed, [question]))[:, 0].tolist()
     for (k, joined, best_score), text, cosine in zip(pairs, placed, cosines, strict=True):
-        item = retrieved[k]
-        score = 0.6 * term_overlap(question, text) + 0.4 * term_overlap(item.query, text) + cosine
+        score = sentence_score(question, retrieved[k].query, text, cosine)
         if score > best_score:
             best = chosen_of[k][0][1]
             if best_term := terms.get(id(best)):
@@ -244,8 +248,9 @@ def run_on_best_quotes(retrieved: Sequence[Retrieved], whole: Sequence[Sequence[
 def _run_on(text: str, every: Sequence[Sentence], quotable_units: Sequence[Sentence],
             chosen: Sequence[tuple[float, Sentence]]) -> Sentence | None:
     """The passage's best quote (``chosen``'s first) with the sentence after it, when that
-    one is prose of the same paragraph, can be quoted and is not quoted already; None
-    otherwise."""
+    one is prose of the same paragraph that states rather than asks ("… did not get any
+    smaller. Is this a bug?" is a FAQ's question), can be quoted and is not quoted already;
+    None otherwise."""
     if not chosen or chosen[0][1].kind != "prose":
         return None
     best = chosen[0][1]
@@ -253,7 +258,7 @@ def _run_on(text: str, every: Sequence[Sentence], quotable_units: Sequence[Sente
     if at is None or at + 1 >= len(every):
         return None
     following = every[at + 1]
-    if following.kind != "prose" or not any(u is following for u in quotable_units) \
+    if following.kind != "prose" or asks(following.text) or not any(u is following for u in quotable_units) \
             or any(s is following for _, s in chosen) or "\n\n" in text[best.end:following.start]:
         return None
     joined = Sentence(text[best.start:following.end], best.start, following.end, "prose")
