@@ -3,7 +3,7 @@ titles share names the collection itself (its product, "Git"; its page template,
 Page" of every page of the Git manual), not something in it to research.
 
 A word's rarity over the chunks (BM25's IDF) does not show this once a collection mixes
-kinds of document: the Git manual's 200 HTML pages all say "Manual Page" in their titles,
+kinds of document: the Git manual's 195 HTML pages all say "Manual Page" in their titles,
 but its release notes, plain text without it, hold most of its chunks, so "Manual Page"
 looks as specific as "HEAD".
 """

@@ -150,7 +150,8 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
     Every sentence of the iteration is embedded in one batch. With ``embed``, a sentence
     that points into the text ("Section 2 describes the steps …", ``understanding.pointers``)
     is passed over as a title is, unless it announces what follows it (a colon before a
-    list or code shows what it points to)."""
+    list or code shows what it points to). With ``similarity``, a passage's best quote may
+    run on into the sentence after it (``run_on_best_quotes``)."""
     question = searched_text(sub_question)
     out: list[Finding] = []
     whole = [whole_units(item.source) for item in retrieved]
