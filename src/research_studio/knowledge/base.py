@@ -296,12 +296,16 @@ class KnowledgeBase:
     def _lexical_index(self) -> LexicalIndex:
         """The BM25 index of the collection as it is now: this process's copy, else the
         one saved on disk for this revision, else rebuilt from the store (and saved)."""
+        return self._indexed_revision()[1]
+
+    def _indexed_revision(self) -> tuple[str, LexicalIndex]:
+        """The collection's revision, asked of the store now, and its BM25 index."""
         with self._lock:
             revision = self.revision()
             if self._lexical is None or self._lexical[0] != revision:
                 index = LexicalIndex.load(self.lexical_dir, revision) if self.lexical_dir else None
                 self._lexical = (revision, index or self._rebuild_lexical(revision))
-            return self._lexical[1]
+            return self._lexical
 
     def _rebuild_lexical(self, revision: str) -> LexicalIndex:
         ids, texts = [], []
@@ -329,10 +333,9 @@ class KnowledgeBase:
         for a name that most titles share (``max_name_title_share``).
         The index is looked up once here, not per phrase: each lookup asks the store
         whether it changed."""
-        rarity = self._lexical_index().specificity
-        floor = self.settings.min_name_specificity
+        revision, index = self._indexed_revision()
+        rarity, floor = index.specificity, self.settings.min_name_specificity
         # the titles of the revision the index was just checked against: no second query
-        revision = self._lexical[0] if self._lexical is not None else self.revision()
         titles, title_share = self._title_words(revision), self.settings.max_name_title_share
 
         def specificity(phrase: str) -> float:
