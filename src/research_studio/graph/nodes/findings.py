@@ -200,7 +200,7 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
             chosen = candidates[:count]
         chosen_of.append(chosen + between_quotes(every, units, chosen, score_of))
     if similarity is not None:
-        run_on_best_quotes(retrieved, whole, per_item, chosen_of, question, similarity, terms)
+        run_on_best_quotes(retrieved, whole, chosen_of, question, similarity, terms)
     for item, every, chosen in zip(retrieved, whole, chosen_of, strict=True):
         source = item.source
         for score, sentence in chosen:
@@ -217,7 +217,6 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
 
 
 def run_on_best_quotes(retrieved: Sequence[Retrieved], whole: Sequence[Sequence[Sentence]],
-                       per_item: Sequence[Sequence[Sentence]],
                        chosen_of: list[list[tuple[float, Sentence]]], question: str,
                        similarity: SimilarityFn, terms: dict[int, str]) -> None:
     """Each passage's best quote runs on into the sentence after it when the two read
@@ -228,9 +227,8 @@ def run_on_best_quotes(retrieved: Sequence[Retrieved], whole: Sequence[Sequence[
     paragraph that can be quoted and is not quoted already; the pair must still be a
     quotable length. Every pair of the iteration is embedded in one batch."""
     pairs: list[tuple[int, Sentence, float]] = []  # passage, best quote run on, best's score
-    for k, (item, every, units, chosen) in enumerate(zip(retrieved, whole, per_item, chosen_of,
-                                                           strict=True)):
-        joined = _run_on(item.source.get("text", ""), every, units, chosen)
+    for k, (item, every, chosen) in enumerate(zip(retrieved, whole, chosen_of, strict=True)):
+        joined = _run_on(item.source.get("text", ""), every, chosen)
         if joined is not None:
             pairs.append((k, joined, chosen[0][0]))
     if not pairs:
@@ -246,7 +244,7 @@ def run_on_best_quotes(retrieved: Sequence[Retrieved], whole: Sequence[Sequence[
             chosen_of[k][0] = (score, joined)
 
 
-def _run_on(text: str, every: Sequence[Sentence], quotable_units: Sequence[Sentence],
+def _run_on(text: str, every: Sequence[Sentence],
             chosen: Sequence[tuple[float, Sentence]]) -> Sentence | None:
     """The passage's best quote (``chosen``'s first) with the sentence after it, when that
     one is prose of the same paragraph that states rather than asks ("… did not get any
@@ -259,7 +257,7 @@ def _run_on(text: str, every: Sequence[Sentence], quotable_units: Sequence[Sente
     if at is None or at + 1 >= len(every):
         return None
     following = every[at + 1]
-    if following.kind != "prose" or asks(following.text) or not any(u is following for u in quotable_units) \
+    if following.kind != "prose" or asks(following.text) or not quotable(following) \
             or any(s is following for _, s in chosen) or "\n\n" in text[best.end:following.start]:
         return None
     joined = Sentence(text[best.start:following.end], best.start, following.end, "prose")
