@@ -346,7 +346,7 @@ def test_flat_plan_uses_the_clarified_question():
 
 # ---- findings --------------------------------------------------------------------------------------
 SUB_QUESTION = {"sub_question_id": "sq_001", "question_text": QUESTION, "queries_done": []}
-PASSAGE = ("Tides\n\n" + TIDES + " Spring tides happen when the Sun and Moon line up. "
+PASSAGE = ("Tides\n\n" + TIDES + "\n\nSpring tides happen when the Sun and Moon line up. "
            "Honey bees dance to show where flowers are.")
 
 
@@ -384,6 +384,23 @@ def test_a_quote_runs_on_into_the_next_sentence_that_answers_what_it_sets_up():
         assert finding["quote"].endswith("refuses to overwrite them."), finding["quote"]
     [finding] = pull_findings(text, None)
     assert finding["quote"].endswith("refuses to overwrite them.")
+
+
+def test_quotes_that_follow_each_other_in_a_paragraph_are_one_finding():
+    """Two relevant sentences side by side are one quote: apart, the report may show the
+    second ("this pull") without the first it leans on."""
+    setup = TIDES
+    follow = "This pull is what causes ocean tides to rise twice a day on most coasts."
+    text = f"Tides\n\n{setup} {follow}"
+    [finding] = extractive_findings(SUB_QUESTION, [retrieved(text)], 0, ResearchConfig())
+    assert finding["quote"] == f"{setup} {follow}"
+    assert text[finding["quote_start"]:finding["quote_end"]] == finding["quote"]
+    # two paragraphs, or a joined quote longer than a claim may be, stay two findings
+    for other in (f"Tides\n\n{setup}\n\n{follow}",
+                  f"Tides\n\n{setup} {follow[:-1]}, {' and '.join(['ocean tide'] * 40)}."):
+        findings = extractive_findings(SUB_QUESTION, [retrieved(other)], 0, ResearchConfig())
+        assert len(findings) == 2 and findings[0]["quote"] != findings[1]["quote"]
+        assert all(other[f["quote_start"]:f["quote_end"]] == f["quote"] for f in findings)
 
 
 def test_extractive_findings_point_at_exact_offsets():

@@ -198,7 +198,9 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
             # Rooney as Tod Kurt Russell as Copper …", a flattened table), not a title to
             # pass over, and its best part is quoted as it stands
             chosen = candidates[:count]
-        chosen_of.append(chosen + between_quotes(every, units, chosen, score_of))
+        chosen_of.append(join_adjacent_quotes(item.source.get("text", ""), every,
+                                              chosen + between_quotes(every, units, chosen, score_of),
+                                              terms))
     if similarity is not None:
         run_on_best_quotes(retrieved, whole, chosen_of, question, similarity, terms)
     for item, every, chosen in zip(retrieved, whole, chosen_of, strict=True):
@@ -253,15 +255,60 @@ def _run_on(text: str, every: Sequence[Sentence],
     if not chosen or chosen[0][1].kind != "prose":
         return None
     best = chosen[0][1]
-    at = next((k for k, unit in enumerate(every) if unit is best), None)
+    at = next((k for k, unit in enumerate(every) if unit.end == best.end), None)
     if at is None or at + 1 >= len(every):
         return None
     following = every[at + 1]
     if following.kind != "prose" or asks(following.text) or not quotable(following) \
-            or any(s is following for _, s in chosen) or "\n\n" in text[best.end:following.start]:
+            or any(s.start <= following.start < s.end for _, s in chosen) \
+            or not same_paragraph(text, best, following):
         return None
     joined = Sentence(text[best.start:following.end], best.start, following.end, "prose")
     return joined if quotable(joined) else None
+
+
+def same_paragraph(text: str, first: Sentence, second: Sentence) -> bool:
+    """Whether ``second`` goes on right after ``first`` in one paragraph: only spaces or a
+    single line break between them."""
+    gap = text[first.end:second.start]
+    return first.end <= second.start and not gap.strip() and "\n\n" not in gap
+
+
+def join_adjacent_quotes(text: str, every: Sequence[Sentence],
+                         chosen: Sequence[tuple[float, Sentence]], terms: dict[int, str]
+                         ) -> list[tuple[float, Sentence]]:
+    """A passage's quotes with the ones that follow each other in a paragraph joined into
+    one quote, scored as its best part, best first. Apart, the second is a claim that
+    leans on the first it may never be shown with ("The special exit code 125 should be
+    used when the current source code cannot be tested." / "If the script exits with this
+    code, the current revision will be skipped"), and the report's selection, which
+    prefers a source not cited yet, shows one of the two. Only prose of one definition
+    list entry (or none), and only while the joined quote can still be quoted."""
+    position = {id(unit): k for k, unit in enumerate(every)}
+    runs: list[list[tuple[float, Sentence]]] = []
+    for score, unit in sorted(chosen, key=lambda pair: pair[1].start):
+        if runs:
+            last = runs[-1][-1][1]
+            first = runs[-1][0][1]
+            joined = Sentence(text[first.start:unit.end], first.start, unit.end, "prose")
+            if (unit.kind == last.kind == "prose" and id(unit) in position and id(last) in position
+                    and position[id(unit)] == position[id(last)] + 1
+                    and same_paragraph(text, last, unit)
+                    and terms.get(id(unit), "") == terms.get(id(last), "") and quotable(joined)):
+                runs[-1].append((score, unit))
+                continue
+        runs.append([(score, unit)])
+    out: list[tuple[float, Sentence]] = []
+    for run in runs:
+        if len(run) == 1:
+            out.append(run[0])
+            continue
+        first, last = run[0][1], run[-1][1]
+        joined = Sentence(text[first.start:last.end], first.start, last.end, "prose")
+        if term := terms.get(id(first)):
+            terms[id(joined)] = term
+        out.append((max(score for score, _ in run), joined))
+    return sorted(out, key=lambda pair: -pair[0])
 
 
 def between_quotes(every: Sequence[Sentence], quotable_units: Sequence[Sentence],
