@@ -366,6 +366,9 @@ def test_fences_and_pipe_tables_are_found_in_text_without_a_record():
 
 def test_table_statements_without_header_and_of_one_column():
     assert table_statements([(["a", "b"], False), (["c", ""], False)]) == ["a; b", "c"]
+    # a key-value table without a header: the key's own colon labels its value
+    assert table_statements([(["Status:", "Base"], False), (["Source File:", "mod_x.c", "C"], False)]) \
+        == ["Status: Base", "Source File: mod_x.c; C"]
     assert table_statements([(["Function"], True), (["lower(text)", ], False)]) == ["lower(text)"]
     assert table_statements([(["", "Min", "Max"], True), (["int2", "-32768", "32767"], False)]) \
         == ["int2 — Min: -32768; Max: 32767"]
@@ -848,15 +851,15 @@ def _plain_source(text: str) -> dict:
 
 def test_the_sentence_between_two_quoted_ones_is_quoted_too(similarity):
     """The two sentences that match the question's words leave out the rule between them,
-    which is the answer: a passage gives it as well."""
+    which is the answer: a passage gives it as well, in one quote with the two around it
+    (the three follow each other in a paragraph)."""
     source = _plain_source(GITIGNORE_RULES)
     findings = extractive_findings(_sub_question(NEGATION_QUESTION),
                                    [Retrieved(source, 0, NEGATION_QUESTION)], 0,
                                    ResearchConfig(findings_per_result=2), similarity)
     quotes = [f["quote"] for f in findings]
-    assert any(q.startswith("It is not possible to re-include") for q in quotes), quotes
-    assert any(q.startswith("An optional prefix") for q in quotes)
-    assert any(q.startswith("Git does not list") for q in quotes)
+    assert any(q.startswith("An optional prefix") and " It is not possible to re-include" in q
+               and " Git does not list" in q for q in quotes), quotes
     for finding in findings:  # each at its offsets in the stored span
         assert source["text"][finding["quote_start"]:finding["quote_end"]] == finding["quote"]
 
