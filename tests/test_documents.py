@@ -406,6 +406,47 @@ def test_docbook_examples_boxes_and_titles_are_read(tmp_path):
     assert "A static configuration must indicate network settings in a fixed manner." in quoted
 
 
+CODE_PARAGRAPH_PAGE = """<html><head><title>Log Files</title></head><body><div id="page-content">
+<h2>Log Rotation</h2>
+<p>On even a moderately busy server, the quantity of information stored in the log files is
+very large, so it is necessary to rotate the log files from time to time by moving or
+deleting the existing logs. A typical scenario that rotates the logs is:</p>
+<div class="example"><p><code>
+  mv access_log access_log.old<br>
+  mv error_log error_log.old<br>
+  apachectl graceful
+</code></p></div>
+<p>Another way to perform log rotation is using <code>piped logs</code>, which the next
+section describes, so that the server never has to be restarted at all.</p>
+<h2>Synopsis</h2>
+<p><code><strong>rotatelogs</strong>
+    [ -l ] [ -f ] <var>logfile</var></code></p>
+<p>The rotatelogs program reads the log from its standard input and writes it to files that
+it opens and closes by time or by size, as its options say.</p>
+</div></body></html>"""
+
+
+def test_a_paragraph_of_nothing_but_code_is_a_code_block(tmp_path):
+    """The Apache manual writes its examples as code broken into lines by ``<br>`` inside a
+    paragraph; read as text, the commands ran into one line that was quoted as a sentence.
+    Such a paragraph is code with its lines; code inside a sentence stays the sentence's."""
+    from research_studio.graph.text_analysis import evidence_units, quotable
+    from research_studio.knowledge.structure import CODE
+
+    path = tmp_path / "logs.html"
+    path.write_text(CODE_PARAGRAPH_PAGE, encoding="utf-8")
+    [doc] = _load(path)
+    code = [doc.text[b.start:b.end] for b in doc.blocks if b.kind == CODE]
+    assert len(code) == 2, code
+    assert "mv access_log access_log.old\nmv error_log error_log.old\napachectl graceful" in code[0]
+    assert "rotatelogs [ -l ] [ -f ] logfile" in code[1]
+    quoted = [" ".join(u.text.split()) for u in evidence_units(doc.text, blocks=doc.blocks)
+              if quotable(u)]
+    assert not any("mv error_log" in q or "[ -l ]" in q for q in quoted)
+    assert any(q.startswith("Another way to perform log rotation is using piped logs, which")
+               for q in quoted)
+
+
 SECTIONED_PAGE = """<html><head><title>6.2. Package commands</title></head><body>
 <div class="navheader"><a href="prev.html">Prev</a> <a href="next.html">Next</a></div>
 <div class="section"><div class="titlepage"><div><div><h2 class="title">

@@ -316,6 +316,7 @@ def _render(html: str, headings_as_paragraphs: bool) -> tuple[RenderedPage, int]
     _keep_documentation_sidebars(tree)
     # read from the page before trafilatura cleans the tree: its <pre> text as written,
     # and its tables with their header rows and spans (trafilatura's XML keeps neither)
+    _code_paragraphs_as_preformatted(tree)
     preformatted: dict[str, str] = {}
     for pre in tree.iter("pre"):
         raw = pre.text_content()
@@ -383,6 +384,44 @@ def _render(html: str, headings_as_paragraphs: bool) -> tuple[RenderedPage, int]
                         titles[key].anchor, out.section_ends.get(key))
                 for key, lo, hi in out.titles if titles[key].heading]
     return RenderedPage(text, out.blocks, out.definitions, sections), dropped
+
+
+def _code_paragraphs_as_preformatted(tree: Any) -> None:
+    """A paragraph that is nothing but code is a block of code, as a ``<pre>`` is, its
+    lines where ``<br>`` breaks them: the Apache manual writes its shell and log examples
+    as ``<div class="example"><p><code>mv access_log access_log.old<br>mv error_log …``
+    (98 such blocks), and read as text they ran into one line that was quoted as a
+    sentence ("mv access_log access_log.old mv error_log error_log.old apache2ctl graceful
+    sleep 600 gzip …"); a command's synopsis or a setting's name alone in a paragraph
+    (361 in the Apache manual, 45 in Git's, 82 in PostgreSQL's) is code too. As a
+    ``<pre>`` it is never quoted as a claim and is shown under the sentence that
+    introduces it."""
+    from lxml import etree
+
+    for code in list(tree.iter("code")):
+        block = code.getparent()
+        if block is None or block.tag not in ("p", "div") or block.getparent() is None \
+                or any(a.tag == "pre" for a in code.iterancestors()):
+            continue
+        text = _squeeze(code.text_content())
+        if not text or _squeeze(block.text_content()) != text:
+            continue
+        preformatted = etree.Element("pre")
+        preformatted.text = "\n".join(_code_lines(code))
+        preformatted.tail = block.tail
+        block.getparent().replace(block, preformatted)
+
+
+def _code_lines(code: Any) -> list[str]:
+    """The lines of a ``<code>`` outside a ``<pre>``: its text broken at each ``<br>``,
+    whitespace inside a line shown as one space (HTML lays it out so)."""
+    parts = [code.text or ""]
+    for element in code.iterdescendants():
+        parts += ["\n" if element.tag == "br" else _ONE_SPACE.sub(" ", element.text or ""),
+                  _ONE_SPACE.sub(" ", element.tail or "")]
+    parts[0] = _ONE_SPACE.sub(" ", parts[0])
+    lines = [line.strip() for line in "".join(parts).split("\n")]
+    return [line for line in lines if line]
 
 
 def _inline_code_as_text(tree: Any) -> None:

@@ -354,9 +354,12 @@ ROW_LABEL_SEPARATOR = " — "
 def row_statement(header: Sequence[str], cells: Sequence[str]) -> str:
     """One table row as a statement: "label — Header: cell; Header: cell". The first
     cell names the row; a table without a header row, or of one column, lists its
-    cells."""
+    cells, a cell that ends in a colon labelling the next ("Description: Replaces the
+    original client IP address …", not "Description:; Replaces …")."""
     if not header or len(cells) < 2:
-        return "; ".join(c for c in cells if c)
+        listed = [c for c in cells if c]
+        return "".join(cell + ("" if k + 1 == len(listed) else " " if cell.endswith(":") else "; ")
+                       for k, cell in enumerate(listed))
     names = [*header, *[""] * (len(cells) - len(header))]
     pairs = "; ".join(f"{name}: {cell}" if name else cell
                       for name, cell in zip(names[1:], cells[1:], strict=False) if cell)
