@@ -92,8 +92,8 @@ def test_a_statement_worded_as_its_support_costs_nothing(monkeypatch):
     assert same_text("Tides  rise .", "tides rise") and not same_text("Tides rise.", "Tides fall.")
 
 
-def research_state(findings: list[dict], similarity) -> dict:
-    sources = {SOURCE_ID: SOURCE}
+def research_state(findings: list[dict], similarity, source: dict = SOURCE) -> dict:
+    sources = {SOURCE_ID: source}
     return {"query": SUB_QUESTION["question_text"], "mode": "flat", "mode_reason": "test",
             "decomposition_path": "flat", "config": ResearchConfig(),
             "sub_questions": [SUB_QUESTION], "findings": findings, "sources": sources,
@@ -147,10 +147,13 @@ def test_claims_a_capable_model_words_beyond_their_quotes_end_unverified_and_unr
 def test_the_offline_path_is_not_checked_and_unchanged(monkeypatch, similarity):
     """Extractive findings are their quotes: no parse, no embedding beyond what
     corroboration already costs, and the same claims whatever the minimum."""
-    findings = extractive_findings(SUB_QUESTION, [Retrieved(SOURCE, 0, "Millau Viaduct designed opened")],
+    # a paragraph a sentence, so the three quotes stay three claims
+    paragraphs = {**SOURCE, "text": "\n\n".join([SPANS, DESIGN, OPENED, PIER])}
+    paragraphs["end"] = len(paragraphs["text"])
+    findings = extractive_findings(SUB_QUESTION, [Retrieved(paragraphs, 0, "Millau Viaduct designed opened")],
                                    0, ResearchConfig(findings_per_result=3))
     assert len(findings) == 3 and all(f["text"] == f["quote"] for f in findings)
-    state = research_state(findings, similarity)
+    state = research_state(findings, similarity, paragraphs)
     calls: list[tuple[list[str], list[str]]] = []
 
     def recording(texts_a: list[str], texts_b: list[str]) -> np.ndarray:
