@@ -61,10 +61,11 @@ def test_a_finding_passes_over_a_title_for_the_next_sentence_that_states_somethi
                     "question_text": "What are context managers and the with statement?"}
     found = extractive_findings(sub_question, [Retrieved(source, 0, "context managers with statement")],
                                 0, ResearchConfig(findings_per_result=2))
-    # the title and the closing reference line share every term with the question
+    # the title and the closing reference line share every term with the question; the
+    # two sentences that state something follow each other, and are quoted as one
     assert [f["text"] for f in found] == [
-        "Context managers are usually entered by the with statement.",
-        "A context manager is an object that defines the runtime context of a with statement."]
+        "A context manager is an object that defines the runtime context of a with statement. "
+        "Context managers are usually entered by the with statement."]
 
 
 def test_a_description_without_a_verb_is_quoted_under_its_term_and_a_title_is_not():
