@@ -314,9 +314,9 @@ def _render(html: str, headings_as_paragraphs: bool) -> tuple[RenderedPage, int]
     note_anchors(tree)
     _drop_link_targets(tree)
     _keep_documentation_sidebars(tree)
+    _code_paragraphs_as_preformatted(tree)
     # read from the page before trafilatura cleans the tree: its <pre> text as written,
     # and its tables with their header rows and spans (trafilatura's XML keeps neither)
-    _code_paragraphs_as_preformatted(tree)
     preformatted: dict[str, str] = {}
     for pre in tree.iter("pre"):
         raw = pre.text_content()

@@ -357,9 +357,10 @@ def row_statement(header: Sequence[str], cells: Sequence[str]) -> str:
     cells, a cell that ends in a colon labelling the next ("Description: Replaces the
     original client IP address …", not "Description:; Replaces …")."""
     if not header or len(cells) < 2:
-        listed = [c for c in cells if c]
-        return "".join(cell + ("" if k + 1 == len(listed) else " " if cell.endswith(":") else "; ")
-                       for k, cell in enumerate(listed))
+        parts: list[str] = []
+        for cell in (c for c in cells if c):
+            parts += [cell, " " if cell.endswith(":") else "; "]
+        return "".join(parts[:-1])
     names = [*header, *[""] * (len(cells) - len(header))]
     pairs = "; ".join(f"{name}: {cell}" if name else cell
                       for name, cell in zip(names[1:], cells[1:], strict=False) if cell)

@@ -288,13 +288,12 @@ def join_adjacent_quotes(text: str, every: Sequence[Sentence],
     runs: list[list[tuple[float, Sentence]]] = []
     for score, unit in sorted(chosen, key=lambda pair: pair[1].start):
         if runs:
-            last = runs[-1][-1][1]
-            first = runs[-1][0][1]
-            joined = Sentence(text[first.start:unit.end], first.start, unit.end, "prose")
+            first, last = runs[-1][0][1], runs[-1][-1][1]
             if (unit.kind == last.kind == "prose" and id(unit) in position and id(last) in position
                     and position[id(unit)] == position[id(last)] + 1
                     and same_paragraph(text, last, unit)
-                    and terms.get(id(unit), "") == terms.get(id(last), "") and quotable(joined)):
+                    and terms.get(id(unit), "") == terms.get(id(last), "")
+                    and quotable(Sentence(text[first.start:unit.end], first.start, unit.end, "prose"))):
                 runs[-1].append((score, unit))
                 continue
         runs.append([(score, unit)])
