@@ -58,9 +58,7 @@ _EXTRAPOSED = ("xcomp", "ccomp", "csubj")
 
 def stands_alone(doc: Doc | None) -> bool:
     """The parsed text's first sentence does not lack the subject its verb needs, nor
-    stand for what the line before said by its subject ("This is inherently true …") or
-    by the demonstrative that determines it ("This example keeps approximately 1 months
-    worth of logs …", "These records are held in memory …"), nor
+    stand for what the line before said by its subject ("This is inherently true …"), nor
     open with a conjunction that joins it to the line before ("And then this is what …
     says about git bisect"). A quote cut after a code line ("will create a new branch
     based at the current HEAD …", whose subject was the command above it) has a verb with
@@ -78,10 +76,6 @@ def stands_alone(doc: Doc | None) -> bool:
     if any(c.dep_ in ("nsubj", "nsubjpass") and c.pos_ == "PRON" and points_back(c)
            for c in root.children) \
             and not any(c.dep_ in _EXTRAPOSED for c in root.children):
-        return False
-    if any(c.dep_ in ("nsubj", "nsubjpass") and c.pos_ != "PRON"
-           and any(d.dep_ == "det" and points_back(d) for d in c.children)
-           for c in root.children):
         return False
     return not (root.pos_ in _VERB_POS and any(c.dep_ in ("aux", "auxpass") for c in root.children)
                 and not any(c.dep_ in _SUBJECTS for c in root.children))
