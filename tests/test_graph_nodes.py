@@ -395,6 +395,13 @@ def test_quotes_that_follow_each_other_in_a_paragraph_are_one_finding():
     [finding] = extractive_findings(SUB_QUESTION, [retrieved(text)], 0, ResearchConfig())
     assert finding["quote"] == f"{setup} {follow}"
     assert text[finding["quote_start"]:finding["quote_end"]] == finding["quote"]
+    # each passage's quotes are cut from its own text, whichever passage comes last
+    passages = {"kb:t:c1": text, "kb:t:c2": f"Moon\n\n{PASSAGE}"}
+    found = extractive_findings(SUB_QUESTION, [retrieved(t, source_id=k) for k, t in passages.items()],
+                                0, ResearchConfig())
+    assert {f["source_id"] for f in found} == set(passages)
+    assert any(f["quote"] == f"{setup} {follow}" for f in found)
+    assert all(passages[f["source_id"]][f["quote_start"]:f["quote_end"]] == f["quote"] for f in found)
     # two paragraphs, or a joined quote longer than a claim may be, stay two findings
     for other in (f"Tides\n\n{setup}\n\n{follow}",
                   f"Tides\n\n{setup} {follow[:-1]}, {' and '.join(['ocean tide'] * 40)}."):

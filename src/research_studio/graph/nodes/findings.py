@@ -191,7 +191,8 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
     if embed is not None:
         pass_over_pointers(ranked, wanted, stating, embed, config.pointer_margin)
     chosen_of: list[list[tuple[float, Sentence]]] = []
-    for every, units, candidates, count in zip(whole, per_item, ranked, wanted, strict=True):
+    for item, every, units, candidates, count in zip(retrieved, whole, per_item, ranked, wanted,
+                                                     strict=True):
         chosen = [(score, s) for score, s in candidates if stating.get(id(s), True)][:count]
         if not chosen and len(candidates) == len(units):
             # nothing in the passage states anything: it is data written as a list ("Mickey
