@@ -415,11 +415,10 @@ def _code_paragraphs_as_preformatted(tree: Any) -> None:
 def _code_lines(code: Any) -> list[str]:
     """The lines of a ``<code>`` outside a ``<pre>``: its text broken at each ``<br>``,
     whitespace inside a line shown as one space (HTML lays it out so)."""
-    parts = [code.text or ""]
+    parts = [_ONE_SPACE.sub(" ", code.text or "")]
     for element in code.iterdescendants():
         parts += ["\n" if element.tag == "br" else _ONE_SPACE.sub(" ", element.text or ""),
                   _ONE_SPACE.sub(" ", element.tail or "")]
-    parts[0] = _ONE_SPACE.sub(" ", parts[0])
     lines = [line.strip() for line in "".join(parts).split("\n")]
     return [line for line in lines if line]
 

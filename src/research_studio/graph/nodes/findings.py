@@ -199,7 +199,7 @@ def extractive_findings(sub_question: SubQuestion, retrieved: list[Retrieved], i
             # Rooney as Tod Kurt Russell as Copper …", a flattened table), not a title to
             # pass over, and its best part is quoted as it stands
             chosen = candidates[:count]
-        chosen_of.append(join_adjacent_quotes(item.source.get("text", ""), every,
+        chosen_of.append(join_adjacent_quotes(item.source.get("text", ""),
                                               chosen + between_quotes(every, units, chosen, score_of),
                                               terms))
     if similarity is not None:
@@ -264,20 +264,24 @@ def _run_on(text: str, every: Sequence[Sentence],
             or any(s.start <= following.start < s.end for _, s in chosen) \
             or not same_paragraph(text, best, following):
         return None
-    joined = Sentence(text[best.start:following.end], best.start, following.end, "prose")
+    joined = spanning(text, best, following)
     return joined if quotable(joined) else None
 
 
 def same_paragraph(text: str, first: Sentence, second: Sentence) -> bool:
     """Whether ``second`` goes on right after ``first`` in one paragraph: only spaces or a
-    single line break between them."""
+    single line break between them (so no other unit of the text lies between)."""
     gap = text[first.end:second.start]
     return first.end <= second.start and not gap.strip() and "\n\n" not in gap
 
 
-def join_adjacent_quotes(text: str, every: Sequence[Sentence],
-                         chosen: Sequence[tuple[float, Sentence]], terms: dict[int, str]
-                         ) -> list[tuple[float, Sentence]]:
+def spanning(text: str, first: Sentence, last: Sentence) -> Sentence:
+    """The prose from ``first``'s start to ``last``'s end, as one quote of ``text``."""
+    return Sentence(text[first.start:last.end], first.start, last.end, "prose")
+
+
+def join_adjacent_quotes(text: str, chosen: Sequence[tuple[float, Sentence]],
+                         terms: dict[int, str]) -> list[tuple[float, Sentence]]:
     """A passage's quotes with the ones that follow each other in a paragraph joined into
     one quote, scored as its best part, best first. Apart, the second is a claim that
     leans on the first it may never be shown with ("The special exit code 125 should be
@@ -285,16 +289,13 @@ def join_adjacent_quotes(text: str, every: Sequence[Sentence],
     code, the current revision will be skipped"), and the report's selection, which
     prefers a source not cited yet, shows one of the two. Only prose of one definition
     list entry (or none), and only while the joined quote can still be quoted."""
-    position = {id(unit): k for k, unit in enumerate(every)}
     runs: list[list[tuple[float, Sentence]]] = []
     for score, unit in sorted(chosen, key=lambda pair: pair[1].start):
         if runs:
             first, last = runs[-1][0][1], runs[-1][-1][1]
-            if (unit.kind == last.kind == "prose" and id(unit) in position and id(last) in position
-                    and position[id(unit)] == position[id(last)] + 1
-                    and same_paragraph(text, last, unit)
+            if (unit.kind == last.kind == "prose" and same_paragraph(text, last, unit)
                     and terms.get(id(unit), "") == terms.get(id(last), "")
-                    and quotable(Sentence(text[first.start:unit.end], first.start, unit.end, "prose"))):
+                    and quotable(spanning(text, first, unit))):
                 runs[-1].append((score, unit))
                 continue
         runs.append([(score, unit)])
@@ -303,8 +304,8 @@ def join_adjacent_quotes(text: str, every: Sequence[Sentence],
         if len(run) == 1:
             out.append(run[0])
             continue
-        first, last = run[0][1], run[-1][1]
-        joined = Sentence(text[first.start:last.end], first.start, last.end, "prose")
+        first = run[0][1]
+        joined = spanning(text, first, run[-1][1])
         if term := terms.get(id(first)):
             terms[id(joined)] = term
         out.append((max(score for score, _ in run), joined))
