@@ -28,6 +28,7 @@ from research_studio.knowledge.structure import (
     definitions_json,
     find_blocks,
     following_list,
+    sentences,
     table_statements,
     term_at,
 )
@@ -479,6 +480,38 @@ reconciling divergent histories is provided.</p></dd>
 <dd><p>When merging rather than rebasing, specifies how a merge is handled when the
 merged-in history is already a descendant of the current history.</p></dd>
 </dl></body></html>"""
+
+
+def test_a_full_stop_inside_a_sentence_does_not_end_it():
+    text = ("The Hobbit was written by J. R. R. Tolkien and reached No. 1 in the U.S. charts. "
+            "Its sequel was decided in United States v. Hudson by Dr. Seuss. It sold well.")
+    assert [s.text for s in sentences(text, min_chars=1)] == [
+        "The Hobbit was written by J. R. R. Tolkien and reached No. 1 in the U.S. charts.",
+        "Its sequel was decided in United States v. Hudson by Dr. Seuss.",
+        "It sold well.",
+    ]
+
+
+def test_paragraphs_and_list_items_end_sentences_whatever_the_model_says():
+    text = "Set it to Dr.\n\nNo. 5 is the default.\n- Use it for tests.\n- Use it alone."
+    assert [s.text for s in sentences(text, min_chars=1)] == [
+        "Set it to Dr.", "No. 5 is the default.", "Use it for tests.", "Use it alone."]
+
+
+@pytest.mark.parametrize("missing", ["model", "room"])
+def test_without_the_sentence_model_every_full_stop_before_a_capital_ends_one(monkeypatch,
+                                                                             missing):
+    """When the model is not installed, or the paragraph is too long for it to read."""
+    from research_studio.knowledge import sentence_model
+
+    if missing == "model":
+        monkeypatch.setattr(sentence_model, "segmenter", lambda: None)
+    else:
+        monkeypatch.setattr(sentence_model, "MAX_PARAGRAPH_CHARS", 20)
+    monkeypatch.setattr(sentence_model, "_cache", type(sentence_model._cache)())
+    text = "It was written by J. K. Rowling in Edinburgh. It sold well."
+    assert [s.text for s in sentences(text, min_chars=1)] == [
+        "It was written by J.", "K.", "Rowling in Edinburgh.", "It sold well."]
 
 
 def test_a_sentence_ends_before_the_next_item_of_an_option_list(tmp_path):

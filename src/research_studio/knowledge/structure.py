@@ -21,6 +21,8 @@ import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from research_studio.knowledge.sentence_model import sentence_starts
+
 CODE = "code"  # a fenced code block or synopsis: quoted only as the whole block
 ROW = "row"  # one table row written as a statement: quoted as a unit
 TABLE = "table"  # a table as its source wrote it ("| a | b |" lines): never a claim
@@ -35,14 +37,16 @@ TITLE = "title"  # a heading, or the caption of a box or an example: names what 
 # never a claim ("NOTE Multiple addresses", "Example 8.2. Static configuration"); one longer
 # than MAX_TERM_CHARS is a paragraph a page styled as a title, and is read as prose
 
-# a sentence ends at its closing punctuation (and a bracket or quote closing around it:
-# "… -t table.) To specify …") before a capital or a digit, at a blank line (one holding
+# a sentence may end at its closing punctuation (and a bracket or quote closing around it:
+# "… -t table.) To specify …") before a capital or a digit: it does where the sentence
+# model starts one there ("Dr. Seuss" goes on); it always ends at a blank line (one holding
 # only spaces too: HTML's source indentation stays on the lines trafilatura keeps), and at
 # its closing punctuation before a list item on the next line ("… flags).\n- --ff": the
 # next item of a manual's option list is not part of it)
 _CLOSED = r"(?:(?<=[.!?])|(?<=[.!?][)\]\"'”’]))"
-_SENTENCE_END = re.compile(rf"{_CLOSED}\s+(?=[\"'(\[“‘]?[A-Z0-9])|\n[ \t]*\n\s*"
+_SENTENCE_END = re.compile(rf"(?P<stop>{_CLOSED}\s+(?=[\"'(\[“‘]?[A-Z0-9]))|\n[ \t]*\n\s*"
                            rf"|{_CLOSED}[ \t]*\n\s*(?=[-*+•][ \t\n])")
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 # a list item's marker at the start of a unit ("- ", "* ", "• ")
 _ITEM_MARKER = re.compile(r"[-*+•][ \t\n]+")
 _NUMBERED_MARKER = re.compile(r"\d{1,3}[.)][ \t]+")
@@ -121,11 +125,47 @@ def in_place(text: str, term: str) -> str:
     return f"{term}: {text}" if term else text
 
 
+def _is_stop(match: re.Match[str]) -> bool:
+    """Whether a sentence end found is a full stop within a paragraph (which the sentence
+    model confirms), not a paragraph's or a list item's end."""
+    return match.lastgroup == "stop" and not _BLANK_LINE.search(match.group())
+
+
+def _sentence_ends(text: str) -> list[re.Match[str]]:
+    """Where the sentences of ``text`` end: every paragraph and list item's end, and each
+    full stop before a capital at which the sentence model starts the next sentence (every
+    such full stop when the model is unavailable)."""
+    found = list(_SENTENCE_END.finditer(text))
+    paragraphs: list[tuple[int, list[re.Match[str]]]] = []  # (start, its full stops)
+    start = 0
+    for match in found:
+        if _is_stop(match):
+            if not paragraphs or paragraphs[-1][0] != start:
+                paragraphs.append((start, []))
+            paragraphs[-1][1].append(match)
+        else:
+            start = match.end()
+    if not paragraphs:
+        return found
+    breaks = [m.start() for m in found if not _is_stop(m)] + [len(text)]
+    texts = [text[lo:breaks[bisect.bisect_left(breaks, lo)]] for lo, _ in paragraphs]
+    starts = sentence_starts(texts)
+    if starts is None:
+        return found
+    refused = set()
+    for (lo, stops), known in zip(paragraphs, starts, strict=True):
+        for match in stops if known is not None else ():
+            i = bisect.bisect_left(known, match.start() - lo)
+            if i == len(known) or known[i] > match.end() - lo:
+                refused.add(match.start())
+    return [m for m in found if m.start() not in refused]
+
+
 def sentences(text: str, min_chars: int = 20) -> list[Sentence]:
     """Sentences of ``text`` with exact offsets (``text[start:end] == sentence.text``)."""
     out: list[Sentence] = []
     position = 0
-    for match in [*_SENTENCE_END.finditer(text), None]:
+    for match in [*_sentence_ends(text), None]:
         end = match.start() if match else len(text)
         raw = text[position:end]
         stripped = raw.strip()
