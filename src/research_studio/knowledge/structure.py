@@ -131,11 +131,13 @@ def _is_stop(match: re.Match[str]) -> bool:
     return match.lastgroup == "stop" and not _BLANK_LINE.search(match.group())
 
 
-def _sentence_ends(text: str) -> list[re.Match[str]]:
+def sentence_ends(text: str, confirmed: bool = True) -> list[re.Match[str]]:
     """Where the sentences of ``text`` end: every paragraph and list item's end, and each
     full stop before a capital at which the sentence model starts the next sentence (every
-    such full stop when the model is unavailable)."""
+    such full stop when the model is unavailable, or with ``confirmed=False``)."""
     found = list(_SENTENCE_END.finditer(text))
+    if not confirmed:
+        return found
     paragraphs: list[tuple[int, list[re.Match[str]]]] = []  # (start, its full stops)
     start = 0
     for match in found:
@@ -165,7 +167,7 @@ def sentences(text: str, min_chars: int = 20) -> list[Sentence]:
     """Sentences of ``text`` with exact offsets (``text[start:end] == sentence.text``)."""
     out: list[Sentence] = []
     position = 0
-    for match in [*_sentence_ends(text), None]:
+    for match in [*sentence_ends(text), None]:
         end = match.start() if match else len(text)
         raw = text[position:end]
         stripped = raw.strip()
