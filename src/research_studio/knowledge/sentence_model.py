@@ -5,7 +5,7 @@ Full stops are ambiguous: "Dr. Seuss", "J. K. Rowling", "the U.S. Army", "No. 1"
 pattern can see. The segmenter (``senter`` of ``en_core_web_sm``, the package the question
 parser already ships) learnt sentence ends from annotated text; ``structure.sentences``
 asks it before splitting prose at a full stop. Its own tok2vec and senter are all that
-runs: about 200,000 characters a second on one core.
+runs: about 126,000 characters a second on one core.
 
 When the pipeline cannot be loaded the answer is None and sentences are split at every
 full stop before a capital, as before.
