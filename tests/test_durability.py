@@ -46,11 +46,20 @@ def _db_rows(home: Path, sql: str, database: str = "sessions.db") -> list[tuple]
 
 
 def start_research(home: Path, output: int = subprocess.DEVNULL) -> subprocess.Popen:
-    """The long sequential research of the test corpus in its own CLI process."""
-    return subprocess.Popen(
-        [str(CLI), "research", QUESTION, "--kb", "bridges", "--mode", "hierarchical",
-         "--clarify", "never", "--sequential", "--home", str(home)],
-        stdin=subprocess.DEVNULL, stdout=output, stderr=output, text=True, env=child_env())
+    """The long sequential research of the test corpus in its own CLI process, which
+    Ctrl-C reaches as it reaches a run a person started at a terminal. A suite started as
+    a background job of a script inherits SIGINT ignored (POSIX), and an ignored signal
+    stays ignored across exec; a handler does not, so one is set while the run starts."""
+    ignored = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(
+            [str(CLI), "research", QUESTION, "--kb", "bridges", "--mode", "hierarchical",
+             "--clarify", "never", "--sequential", "--home", str(home)],
+            stdin=subprocess.DEVNULL, stdout=output, stderr=output, text=True,
+            env=child_env())
+    finally:
+        signal.signal(signal.SIGINT, ignored)
 
 
 def test_killed_run_resumes_with_nothing_lost(bridges_home, tmp_path):
@@ -156,9 +165,7 @@ def test_a_session_that_keeps_killing_its_process_is_quarantined(bridges_home, t
 def test_ctrl_c_leaves_the_session_interrupted_and_names_it(bridges_home):
     process = start_research(bridges_home, output=subprocess.PIPE)
     deadline = time.monotonic() + 300
-    # interrupted once its first step is stored: most of the run is still ahead, so the
-    # signal lands mid-run even when a loaded machine delays this loop (waiting for the
-    # first findings left only the last steps, which could finish first)
+    # interrupted once its first step is stored: most of the run is still ahead
     while time.monotonic() < deadline and process.poll() is None:
         if _db_rows(bridges_home, "SELECT stage FROM research_sessions WHERE stage != ''"):
             break
