@@ -2,6 +2,7 @@
 blocks, recorded with exact offsets; evidence extraction quotes rows as units and never
 takes code for prose or a chunk-cut sentence for a whole one."""
 
+from collections import OrderedDict
 from pathlib import Path
 
 import pytest
@@ -508,7 +509,7 @@ def test_without_the_sentence_model_every_full_stop_before_a_capital_ends_one(mo
         monkeypatch.setattr(sentence_model, "segmenter", lambda: None)
     else:
         monkeypatch.setattr(sentence_model, "MAX_PARAGRAPH_CHARS", 20)
-    monkeypatch.setattr(sentence_model, "_cache", type(sentence_model._cache)())
+    monkeypatch.setattr(sentence_model, "_cache", OrderedDict())
     text = "It was written by J. K. Rowling in Edinburgh. It sold well."
     assert [s.text for s in sentences(text, min_chars=1)] == [
         "It was written by J.", "K.", "Rowling in Edinburgh.", "It sold well."]

@@ -138,24 +138,23 @@ def sentence_ends(text: str, confirmed: bool = True) -> list[re.Match[str]]:
     found = list(_SENTENCE_END.finditer(text))
     if not confirmed:
         return found
-    paragraphs: list[tuple[int, list[re.Match[str]]]] = []  # (start, its full stops)
+    paragraphs: list[tuple[int, int, list[re.Match[str]]]] = []  # (start, end, full stops)
     start = 0
-    for match in found:
-        if _is_stop(match):
-            if not paragraphs or paragraphs[-1][0] != start:
-                paragraphs.append((start, []))
-            paragraphs[-1][1].append(match)
-        else:
-            start = match.end()
+    stops: list[re.Match[str]] = []
+    for match in [*found, None]:
+        if match is not None and _is_stop(match):
+            stops.append(match)
+            continue
+        if stops:
+            paragraphs.append((start, match.start() if match else len(text), stops))
+        start, stops = (match.end() if match else len(text)), []
     if not paragraphs:
         return found
-    breaks = [m.start() for m in found if not _is_stop(m)] + [len(text)]
-    texts = [text[lo:breaks[bisect.bisect_left(breaks, lo)]] for lo, _ in paragraphs]
-    starts = sentence_starts(texts)
+    starts = sentence_starts([text[lo:hi] for lo, hi, _ in paragraphs])
     if starts is None:
         return found
     refused = set()
-    for (lo, stops), known in zip(paragraphs, starts, strict=True):
+    for (lo, _, stops), known in zip(paragraphs, starts, strict=True):
         for match in stops if known is not None else ():
             i = bisect.bisect_left(known, match.start() - lo)
             if i == len(known) or known[i] > match.end() - lo:
