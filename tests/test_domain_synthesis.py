@@ -244,6 +244,39 @@ def test_cross_domain_patterns():
     assert len(patterns) == 2
 
 
+def test_a_name_the_whole_knowledge_base_uses_connects_no_domains(registry, tmp_path):
+    """Connections are names the evidence of several domains shares; one that nearly
+    every passage of the collection names ("France" in a collection about France) says
+    nothing of how two parts relate, while a name of one thing in it does."""
+    folder = tmp_path / "france"
+    folder.mkdir()
+    places = ["Lyon", "Lille", "Nantes", "Rennes", "Dijon", "Nice", "Brest", "Metz"]
+    for place in places:
+        (folder / f"{place}.txt").write_text(
+            f"{place} is a city in France with a cathedral and a market.\n", encoding="utf-8")
+    (folder / "bridge.txt").write_text(
+        "The Millau Viaduct crosses the Tarn valley in France.\n", encoding="utf-8")
+    kb = registry.open("france", create=True)
+    kb.ingest_paths([folder])
+    deps = ResearchDeps(coordinator=ModelCoordinator(ModelSettings()), kb=kb, web=WebSettings())
+    state = {
+        "config": ResearchConfig(kb="france"),
+        "sub_questions": [SQ1, SQ2],
+        "sources": SOURCES,
+        "findings": [
+            finding("f1", "The Millau Viaduct in France opened in December 2004.", 0.9, "s1"),
+            finding("f2", "The Millau Viaduct in France is 2460 metres long.", 0.8, "s2",
+                    sq="sq_002")]}
+    result = asyncio.run(domain_synthesis_node(state, Runtime(context=deps)))
+    shared = [p["value"] for p in result["cross_domain_patterns"] if p["pattern"] == "shared_entity"]
+    assert shared == ["Millau Viaduct"]
+    # the floor is the config's: at 0 the collection's common name connects them too
+    state["config"] = ResearchConfig(kb="france", connection_min_specificity=0.0)
+    result = asyncio.run(domain_synthesis_node(state, Runtime(context=deps)))
+    shared = [p["value"] for p in result["cross_domain_patterns"] if p["pattern"] == "shared_entity"]
+    assert sorted(shared) == ["France", "Millau Viaduct"]
+
+
 def test_node_with_real_embeddings():
     deps = ResearchDeps(coordinator=ModelCoordinator(ModelSettings()), kb=None, web=WebSettings())
     state = {

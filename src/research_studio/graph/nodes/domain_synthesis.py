@@ -8,7 +8,7 @@ the findings' own sentences, so a weak model never gets the chance to blend or i
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import networkx as nx
 import numpy as np
@@ -291,9 +291,14 @@ def _insight_sources(insight: KeyInsight, finding_sources: dict[str, str]) -> li
     return list(dict.fromkeys(ids))
 
 
-def cross_domain_patterns(fact_sheets: Sequence[FactSheet],
-                          findings: Sequence[Finding]) -> list[dict]:
-    """Seed 004 tier 3 (leader): entities and sources that several domains rely on."""
+def cross_domain_patterns(fact_sheets: Sequence[FactSheet], findings: Sequence[Finding],
+                          specificity: Callable[[str], float] | None = None,
+                          min_specificity: float = 0.0) -> list[dict]:
+    """Seed 004 tier 3 (leader): entities and sources that several domains rely on. A name
+    less specific to the knowledge base than ``min_specificity`` (``specificity``: its
+    rarity there) is the collection's common vocabulary ("HTTP" in a web server's manual,
+    "American" in Wikipedia): that two domains' evidence both name it tells nothing of how
+    they relate."""
     finding_sources = {f["finding_id"]: f["source_id"] for f in findings
                        if f.get("finding_id") and f.get("source_id")}
     entity_domains: dict[str, list[str]] = {}
@@ -310,7 +315,8 @@ def cross_domain_patterns(fact_sheets: Sequence[FactSheet],
                 if domain not in source_domains[source_id]:
                     source_domains[source_id].append(domain)
     patterns = [{"pattern": "shared_entity", "value": name, "domains": domains}
-                for name, domains in entity_domains.items() if len(domains) >= 2]
+                for name, domains in entity_domains.items() if len(domains) >= 2
+                and (specificity is None or specificity(name) >= min_specificity)]
     patterns += [{"pattern": "shared_source", "value": source_id, "domains": domains}
                  for source_id, domains in source_domains.items() if len(domains) >= 2]
     patterns.sort(key=lambda p: -len(p["domains"]))  # stable: entities before sources on ties
@@ -318,7 +324,8 @@ def cross_domain_patterns(fact_sheets: Sequence[FactSheet],
 
 
 # ---- node ------------------------------------------------------------------------------------
-def synthesize_all(state: ResearchState, similarity_fn: SimilarityFn
+def synthesize_all(state: ResearchState, similarity_fn: SimilarityFn,
+                   specificity: Callable[[str], float] | None = None
                    ) -> tuple[list[FactSheet], list[dict], list[Finding]]:
     """Every domain's fact sheet, the cross-domain patterns and the re-scored winners.
 
@@ -335,13 +342,17 @@ def synthesize_all(state: ResearchState, similarity_fn: SimilarityFn
                                             sources, similarity_fn, state["config"])
         sheets.append(sheet)
         winners.extend(rescored)
-    return sheets, cross_domain_patterns(sheets, findings), winners
+    patterns = cross_domain_patterns(sheets, findings, specificity,
+                                     state["config"].connection_min_specificity)
+    return sheets, patterns, winners
 
 
 async def domain_synthesis_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict:
     """Embeddings run on CPU, so the whole deterministic pass goes to a worker thread."""
-    sheets, patterns, winners = await asyncio.to_thread(synthesize_all, state,
-                                                        runtime.context.similarity)
+    kb = runtime.context.kb
+    sheets, patterns, winners = await asyncio.to_thread(
+        synthesize_all, state, runtime.context.similarity,
+        kb.specificity_scorer() if kb is not None else None)
     conflicts = sum(len(s["conflicts_resolved"]) for s in sheets)
     runtime.context.emit("fact_sheets", {"fact_sheets": sheets, "patterns": patterns})
     return {"fact_sheets": sheets, "cross_domain_patterns": patterns, "findings": winners,
