@@ -413,6 +413,11 @@ class ResearchConfig(BaseModel):
     # the number of passages the plan itself reads.
     linked_beside_question_weight: float = Field(default=1.25, ge=0.0)
     linked_heading_depth: PositiveInt = 5
+    # the sentences a passage gives a sub-question as findings (offline: its best-ranked,
+    # see graph/nodes/findings.py). A third puts more answers into the report (manual
+    # questions 0.45 → 0.50, MuSiQue 0.57 → 0.62) but none more into the Answer over 180
+    # questions, three fewer exact short answers (more candidates to choose among) and
+    # costs 15–30% more time; a fourth adds nothing more (docs/lab-log.md §65).
     findings_per_result: NonNegativeInt = 2
     # "Connections across sub-questions" lists a name shared by several sections' evidence
     # only when it is at least this specific to the knowledge base (KnowledgeBase.

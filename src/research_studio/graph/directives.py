@@ -31,9 +31,11 @@ UNUSED_COMPONENTS = ("ner", "lemmatizer")
 MIN_PART_LETTERS = 8
 
 
-def directive_scores(sentences: Sequence[str], embed: Embed) -> list[dict[str, float]]:
-    """Each sentence's likeness to each class (cosine; higher is closer)."""
-    return exemplar_scores(sentences, embed, "source_directives", "classes")
+def directive_scores(sentences: Sequence[str], embed: Embed,
+                     embed_texts: Embed | None = None) -> list[dict[str, float]]:
+    """Each sentence's likeness to each class (cosine; higher is closer); the sentences
+    embedded with ``embed_texts`` when given (see ``exemplar_scores``)."""
+    return exemplar_scores(sentences, embed, "source_directives", "classes", embed_texts)
 
 
 def aimed_at_assistant(scores: dict[str, float], min_similarity: float, margin: float) -> bool:
@@ -115,14 +117,16 @@ def parts_of(sentence: str, doc: Doc | None = None) -> list[tuple[str, bool]]:
 
 
 def directives_among(sentences: Sequence[str], embed: Embed, min_similarity: float,
-                     margin: float) -> set[int]:
+                     margin: float, embed_texts: Embed | None = None) -> set[int]:
     """Indices of the sentences that address the AI rather than a reader: some part of the
     sentence is, by the encoder, aimed at a model or the research rather than a person,
-    and is worded as an order or as a label naming its addressee."""
+    and is worded as an order or as a label naming its addressee. With ``embed_texts``
+    (a research run's cache) a candidate quote the findings step already embedded to rank
+    it is not embedded again."""
     docs = parses(sentences)
     parts = [(index, part, is_label) for index, sentence in enumerate(sentences)
              for part, is_label in parts_of(sentence, docs[index])]
-    scores = directive_scores([part for _, part, _ in parts], embed)
+    scores = directive_scores([part for _, part, _ in parts], embed, embed_texts)
     flagged: set[int] = set()
     for (index, part, is_label), score in zip(parts, scores, strict=True):
         if index in flagged or not aimed_at_assistant(score, min_similarity, margin):

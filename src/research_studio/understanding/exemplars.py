@@ -33,11 +33,14 @@ def _embedded(embed: Embed, name: str, table: str) -> tuple[dict[str, list[int]]
 
 
 def exemplar_scores(texts: Sequence[str], embed: Embed, name: str, table: str,
-                    ) -> list[dict[str, float]]:
-    """Each text's likeness to each label of the table (cosine, higher is closer)."""
+                    embed_texts: Embed | None = None) -> list[dict[str, float]]:
+    """Each text's likeness to each label of the table (cosine, higher is closer). The
+    table is embedded once per ``embed``, which must therefore live as long as the
+    encoder; the texts with ``embed_texts`` when given (a run's cache: its texts are
+    embedded by other steps too)."""
     if not texts:
         return []
     rows, matrix = _embedded(embed, name, table)
-    similarity = embed(list(texts)) @ matrix.T
+    similarity = (embed_texts or embed)(list(texts)) @ matrix.T
     return [{label: float(np.sort(row[columns])[::-1][:NEAREST_EXEMPLARS].mean())
              for label, columns in rows.items()} for row in similarity]

@@ -100,7 +100,8 @@ async def extract_findings_node(state: dict, runtime: Runtime[ResearchDeps]) -> 
 def _screen(deps: ResearchDeps, config: ResearchConfig):
     def screen(quotes: Sequence[str]) -> set[int]:
         return directives_among(quotes, deps.embeddings.embed_array,
-                                config.directive_min_similarity, config.directive_margin)
+                                config.directive_min_similarity, config.directive_margin,
+                                deps.embed)
     return screen
 
 
