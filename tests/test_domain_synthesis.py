@@ -180,6 +180,17 @@ def test_near_duplicates_merge_only_when_they_state_the_same_facts():
     assert len(merge_insights(years, np.full((2, 2), 0.95), CONFIG.near_duplicate_similarity)) == 2
 
 
+def test_the_same_sentence_under_two_definition_terms_stays_two_insights():
+    """A sentence two settings' entries share is said of each setting: merged, one claim
+    would carry one term and be 'corroborated' by the other setting's source."""
+    text = "Setting this to zero prints all statement durations."
+    findings = [{**finding("f1", text, 0.8, "s1"), "context": "log_min_duration_statement (integer)"},
+                {**finding("f2", text, 0.7, "s2"), "context": "log_min_duration_sample (integer)"},
+                {**finding("f3", text, 0.6, "s3"), "context": "log_min_duration_sample (integer)"}]
+    insights = merge_insights(findings, np.full((3, 3), 0.99), CONFIG.near_duplicate_similarity)
+    assert [i["finding_ids"] for i in insights] == [["f1"], ["f2", "f3"]]
+
+
 def test_source_reach_is_the_share_of_domains_that_found_a_source():
     domains = {"sq_001": [finding("a", "x", 0.5, "s1"), finding("b", "y", 0.5, "s2")],
                "sq_002": [finding("c", "x", 0.5, "s1", "sq_002")],

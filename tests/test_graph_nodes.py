@@ -1012,6 +1012,42 @@ def test_a_claim_another_section_shows_is_not_shown_again_but_a_fact_worded_alik
                          stated_term_weight=1.0) == [album]
 
 
+# one sentence two definition-list entries of the PostgreSQL manual share, word for word
+SHARED_EXAMPLE = ("For example, if you set it to 250ms then all SQL statements that run 250ms or "
+                  "longer will be logged.")
+STATEMENT_SETTING = "log_min_duration_statement (integer)"
+PLAN_SETTING = "auto_explain.log_min_duration (integer)"
+
+
+def test_a_sentence_two_settings_share_is_shown_for_each_of_them():
+    """A reference page repeats a sentence under several entries; under each it is said of
+    another setting, so neither repeats the other, while the same entry's sentence twice
+    is still one claim."""
+    overlap = ResearchConfig().shown_claim_overlap
+    shown = [{"claim_id": "a", "text": SHARED_EXAMPLE, "context": PLAN_SETTING}]
+    other_entry = {"claim_id": "b", "text": SHARED_EXAMPLE, "context": STATEMENT_SETTING}
+    same_entry = {"claim_id": "c", "text": SHARED_EXAMPLE, "context": PLAN_SETTING}
+    no_entry = {"claim_id": "d", "text": SHARED_EXAMPLE}
+    assert restates([other_entry, same_entry, no_entry], shown, overlap) == [False, True, True]
+
+
+def test_validate_findings_keeps_the_same_words_under_another_setting():
+    texts = {"kb:pg:runtime": SHARED_EXAMPLE, "kb:pg:auto-explain": SHARED_EXAMPLE}
+
+    def found(source_id: str, term: str) -> dict:
+        return {"finding_id": f"sq_001-{source_id}", "sub_question_id": "sq_001",
+                "source_id": source_id, "quote": SHARED_EXAMPLE, "text": SHARED_EXAMPLE,
+                "quote_start": 0, "quote_end": len(SHARED_EXAMPLE), "context": term}
+
+    statement, plan = found("kb:pg:runtime", STATEMENT_SETTING), found("kb:pg:auto-explain", PLAN_SETTING)
+    overlap = ResearchConfig().duplicate_quote_overlap
+    assert validate_findings([statement, plan], [], texts, lambda quotes: set(), overlap) \
+        == [statement, plan]
+    plan_again = {**plan, "context": STATEMENT_SETTING}
+    assert validate_findings([statement, plan_again], [], texts, lambda quotes: set(), overlap) \
+        == [statement]
+
+
 def test_term_overlap_weighs_terms_already_stated():
     assert term_overlap("author Hamlet born", "the author of Hamlet") == pytest.approx(2 / 3)
     assert term_overlap("author Hamlet born", "the author of Hamlet", {"hamlet"}, 0.5) == pytest.approx(0.5)

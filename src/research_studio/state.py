@@ -7,6 +7,7 @@ state merges parallel sub-agent updates with the reducers below.
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal, TypedDict
 
 from research_studio.config import ResearchConfig
@@ -179,6 +180,15 @@ def searched_text(sub_question: SubQuestion) -> str:
     """What research searches and ranks a sub-question's evidence by: its search words
     when the plan gave it some, else its question."""
     return sub_question.get("search_query") or sub_question["question_text"]
+
+
+def of_other_entries(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Two findings or claims quoted from two definition-list entries (each has its term
+    as ``context``, and the terms differ): a sentence the entries share ("For example, if
+    you set it to 250ms then all statements that run 250ms or longer will be logged." under
+    log_min_duration_statement and under auto_explain.log_min_duration) says it of two
+    things, so neither repeats the other."""
+    return bool(a.get("context")) and bool(b.get("context")) and a["context"] != b["context"]
 
 
 def merge_by_id(key: str):

@@ -28,6 +28,7 @@ from research_studio.state import (
     ResolvedConflict,
     Source,
     SubQuestion,
+    of_other_entries,
 )
 from research_studio.understanding.names import names_of_each
 from research_studio.understanding.parser import parse_batch
@@ -212,11 +213,12 @@ def merge_insights(findings: Sequence[Finding], similarity: Similarity,
     findings the encoder reads as the same statement that also state the same facts
     (``claim_check.same_facts``). Without that test, facts worded alike about different
     people or seasons were merged, and the merged claim was marked cross-validated by the
-    other's source."""
+    other's source. Findings under two definition-list terms are two statements however
+    alike (``of_other_entries``)."""
     texts = [f.get("text", "") for f in findings]
     sim = as_matrix(texts, similarity)
     close = [(i, j) for i in range(len(findings)) for j in range(i + 1, len(findings))
-             if sim[i, j] >= near_duplicate]
+             if sim[i, j] >= near_duplicate and not of_other_entries(findings[i], findings[j])]
     alike = {frozenset(pair) for pair, same in zip(close, same_facts(texts, close), strict=True)
              if same}
     order = sorted(range(len(findings)),

@@ -41,7 +41,14 @@ from research_studio.knowledge.structure import (
     sentences,
     term_at,
 )
-from research_studio.state import Finding, Source, SubQuestion, searched_text, source_blocks
+from research_studio.state import (
+    Finding,
+    Source,
+    SubQuestion,
+    of_other_entries,
+    searched_text,
+    source_blocks,
+)
 from research_studio.understanding.exemplars import Embed
 from research_studio.understanding.pointers import point_into_the_text
 from research_studio.understanding.statements import asks, resumes_sentences, states_something
@@ -463,7 +470,8 @@ def validate_findings(candidates: list[Finding], known: list[Finding],
     """Keep findings whose quote sits at its offsets in the stored span, that are not
     instructions aimed at a model, and that do not repeat the words of a known quote
     (content-term Jaccard ``duplicate_overlap``): a quote is verbatim text, so a repeat
-    is the same words; the same fact in other words is kept, as it cross-validates."""
+    is the same words; the same fact in other words is kept, as it cross-validates. The
+    same words under another definition-list term are kept too (``of_other_entries``)."""
     kept: list[Finding] = []
     seen_ids = {f["finding_id"] for f in known}
     candidates = list(candidates)  # the caller's list is left as it was
@@ -481,7 +489,7 @@ def validate_findings(candidates: list[Finding], known: list[Finding],
         if finding["finding_id"] in seen_ids or index in aimed_at_model:
             continue
         if any(similar_text(finding["quote"], other["quote"], duplicate_overlap)
-               for other in [*known, *kept]):
+               and not of_other_entries(finding, other) for other in [*known, *kept]):
             continue
         seen_ids.add(finding["finding_id"])
         kept.append(finding)

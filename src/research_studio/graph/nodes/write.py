@@ -39,7 +39,7 @@ from research_studio.graph.relevance import (
 from research_studio.graph.result import ESCAPABLE_PUNCTUATION
 from research_studio.graph.text_analysis import content_terms, sentences, similar_text, term_overlap
 from research_studio.knowledge.structure import announces, fence_for, in_place
-from research_studio.state import MARKERS, Claim, ResearchState, Source, searched_text
+from research_studio.state import MARKERS, Claim, ResearchState, Source, of_other_entries, searched_text
 from research_studio.understanding.references import may_refer_to
 from research_studio.understanding.statements import stands_alone
 
@@ -227,8 +227,10 @@ def restates(claims: list[Claim], others: list[Claim], overlap: float) -> list[b
     Jaccard ``overlap``). Lexical on purpose: a repeat is the same quoted sentence, and
     the sentence encoder also joins different facts worded alike ("OK Go is the debut
     studio album by … OK Go" and "… The Brown EP … is the first EP by … OK Go": cosine
-    0.87; lab log §17)."""
-    return [any(similar_text(c["text"], o["text"], overlap) for o in others) for c in claims]
+    0.87; lab log §17). A claim under another definition-list term than the other's
+    repeats nothing (``of_other_entries``)."""
+    return [any(similar_text(c["text"], o["text"], overlap) and not of_other_entries(c, o)
+                for o in others) for c in claims]
 
 
 def select_claims(question: str, sub_question: str, claims: list[Claim], quota: int,
