@@ -488,8 +488,9 @@ def validate_findings(candidates: list[Finding], known: list[Finding],
             continue
         if finding["finding_id"] in seen_ids or index in aimed_at_model:
             continue
-        if any(similar_text(finding["quote"], other["quote"], duplicate_overlap)
-               and not of_other_entries(finding, other) for other in [*known, *kept]):
+        if any(not of_other_entries(finding, other)
+               and similar_text(finding["quote"], other["quote"], duplicate_overlap)
+               for other in [*known, *kept]):
             continue
         seen_ids.add(finding["finding_id"])
         kept.append(finding)

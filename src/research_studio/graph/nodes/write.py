@@ -229,7 +229,7 @@ def restates(claims: list[Claim], others: list[Claim], overlap: float) -> list[b
     studio album by … OK Go" and "… The Brown EP … is the first EP by … OK Go": cosine
     0.87; lab log §17). A claim under another definition-list term than the other's
     repeats nothing (``of_other_entries``)."""
-    return [any(similar_text(c["text"], o["text"], overlap) and not of_other_entries(c, o)
+    return [any(not of_other_entries(c, o) and similar_text(c["text"], o["text"], overlap)
                 for o in others) for c in claims]
 
 
