@@ -11,7 +11,7 @@ unsupported can enter the report.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import pairwise
 
 import numpy as np
@@ -21,6 +21,7 @@ from research_studio.graph.deps import ResearchDeps, SimilarityFn
 from research_studio.graph.nodes.common import ask_structured, quote_untrusted
 from research_studio.graph.nodes.execute import Retrieved
 from research_studio.graph.nodes.schemas import FindingsOutput
+from research_studio.graph.quote_spans import DocumentSpan, finding_span, overlapping
 from research_studio.graph.text_analysis import (
     evidence_units,
     quotable,
@@ -466,12 +467,16 @@ def _shown_after(candidates: list[Finding]) -> list[tuple[int, str]]:
 
 def validate_findings(candidates: list[Finding], known: list[Finding],
                       texts: dict[str, str], directives: DirectiveScreen,
-                      duplicate_overlap: float) -> list[Finding]:
+                      duplicate_overlap: float,
+                      sources: Mapping[str, Source] | None = None) -> list[Finding]:
     """Keep findings whose quote sits at its offsets in the stored span, that are not
     instructions aimed at a model, and that do not repeat the words of a known quote
     (content-term Jaccard ``duplicate_overlap``): a quote is verbatim text, so a repeat
     is the same words; the same fact in other words is kept, as it cross-validates. The
-    same words under another definition-list term are kept too (``of_other_entries``)."""
+    same words under another definition-list term are kept too (``of_other_entries``).
+    With ``sources``, a quote that shares a stretch of its document with a known quote,
+    or with a longer candidate, is a repeat too: overlapping chunks of one document hold
+    the same sentences (``quote_spans``)."""
     kept: list[Finding] = []
     seen_ids = {f["finding_id"] for f in known}
     candidates = list(candidates)  # the caller's list is left as it was
@@ -482,11 +487,15 @@ def validate_findings(candidates: list[Finding], known: list[Finding],
         # what a quote announces is shown with it: an order to a model there is dropped
         candidates[shown[position][0]] = {k: v for k, v in candidates[shown[position][0]].items()
                                           if k not in ("example", "list_items")}
+    quoted = [texts.get(f["source_id"], "")[f["quote_start"]:f["quote_end"]] == f["quote"]
+              and i not in aimed_at_model for i, f in enumerate(candidates)]
+    spans = [finding_span(f, sources) if sources else None for f in candidates]
+    covered = _covered_by_longer(spans, quoted)
+    taken = [span for f in known if sources and (span := finding_span(f, sources))]
     for index, finding in enumerate(candidates):
-        text = texts.get(finding["source_id"], "")
-        if text[finding["quote_start"]:finding["quote_end"]] != finding["quote"]:
+        if not quoted[index] or finding["finding_id"] in seen_ids or index in covered:
             continue
-        if finding["finding_id"] in seen_ids or index in aimed_at_model:
+        if spans[index] is not None and overlapping([spans[index]], taken):
             continue
         if any(not of_other_entries(finding, other)
                and similar_text(finding["quote"], other["quote"], duplicate_overlap)
@@ -494,4 +503,19 @@ def validate_findings(candidates: list[Finding], known: list[Finding],
             continue
         seen_ids.add(finding["finding_id"])
         kept.append(finding)
+        if spans[index] is not None:
+            taken.append(spans[index])
     return kept
+
+
+def _covered_by_longer(spans: Sequence[DocumentSpan | None], usable: Sequence[bool]) -> set[int]:
+    """Candidates whose document stretch overlaps a longer usable candidate's (or an equal
+    one listed earlier): of a sentence quoted alone and within the sentences around it,
+    the longer quote is kept, which says what the shorter one says and more."""
+    def longer(j: int, i: int) -> bool:
+        size_j, size_i = spans[j][2] - spans[j][1], spans[i][2] - spans[i][1]  # type: ignore[index]
+        return size_j > size_i or (size_j == size_i and j < i)
+
+    placed = [i for i, span in enumerate(spans) if span is not None and usable[i]]
+    return {i for i in placed for j in placed
+            if j != i and longer(j, i) and overlapping([spans[i]], [spans[j]])}  # type: ignore[list-item]

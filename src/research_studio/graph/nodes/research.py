@@ -111,7 +111,8 @@ async def validate_findings_node(state: dict, runtime: Runtime[ResearchDeps]) ->
     config = state["config"]
     texts = {sid: s["text"] for sid, s in state["known_sources"].items()}
     kept = validate_findings(state["candidates"], state["known_findings"], texts,
-                             _screen(runtime.context, config), config.duplicate_quote_overlap)
+                             _screen(runtime.context, config), config.duplicate_quote_overlap,
+                             state["known_sources"])
     sub_question = state["sub_question"]
     asked = [t["query"] for t in state["tasks"]]
     sub_question = {**sub_question, "iteration_count": sub_question.get("iteration_count", 0) + 1,

@@ -16,7 +16,7 @@ import asyncio
 import html
 import re
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -29,6 +29,7 @@ from research_studio.graph.deps import ResearchDeps
 from research_studio.graph.nodes.common import ask_structured, quote_untrusted, research_query
 from research_studio.graph.nodes.domain_synthesis import group_by_domain, source_reach
 from research_studio.graph.nodes.schemas import SummaryOutput
+from research_studio.graph.quote_spans import claim_spans, overlapping
 from research_studio.graph.relevance import (
     OTHERWISE,
     bridged_claims,
@@ -222,14 +223,21 @@ def section_quotas(sub_questions: list[dict], config: ResearchConfig) -> dict[st
     return quotas
 
 
-def restates(claims: list[Claim], others: list[Claim], overlap: float) -> list[bool]:
+def restates(claims: list[Claim], others: list[Claim], overlap: float,
+             sources: Mapping[str, Source] | None = None) -> list[bool]:
     """For each claim, whether it repeats the words of one of ``others`` (content-term
     Jaccard ``overlap``). Lexical on purpose: a repeat is the same quoted sentence, and
     the sentence encoder also joins different facts worded alike ("OK Go is the debut
     studio album by … OK Go" and "… The Brown EP … is the first EP by … OK Go": cosine
     0.87; lab log §17). A claim under another definition-list term than the other's
-    repeats nothing (``of_other_entries``)."""
-    return [any(not of_other_entries(c, o) and similar_text(c["text"], o["text"], overlap)
+    repeats nothing (``of_other_entries``). With ``sources``, a claim verified in a
+    stretch of a document that one of ``others`` was verified in also repeats it: a
+    sentence quoted alone from one chunk and within a longer quote from the overlapping
+    next chunk (``quote_spans``)."""
+    spans = {id(c): claim_spans(c, sources) for c in [*claims, *others]} if sources else {}
+    return [any(not of_other_entries(c, o)
+                and (similar_text(c["text"], o["text"], overlap)
+                     or (bool(spans) and overlapping(spans[id(c)], spans[id(o)])))
                 for o in others) for c in claims]
 
 
@@ -413,7 +421,7 @@ class OfflineSummary:
         answer = short_answer(given.question, given.asked, given.listed, given.relevance,
                               deps.embeddings.embed_array, parsed, compares=given.compares)
         def same_statement(claim: Claim, chosen: list[Claim]) -> bool:
-            return restates([claim], chosen, given.same_statement)[0]
+            return restates([claim], chosen, given.same_statement, given.citations.sources)[0]
 
         def whole(claim: Claim) -> bool:  # a description's sentence is shown after its term
             return shows_what_it_announces(claim) and (
@@ -550,7 +558,7 @@ async def write_node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> di
     listed: list[Claim] = []
     shown_by_sq: list[tuple[dict, list[Claim]]] = []
     for sq, claims in claims_by_sq:
-        restated = restates(claims, listed, config.shown_claim_overlap)
+        restated = restates(claims, listed, config.shown_claim_overlap, sources)
         shown = select_claims(question, searched_text(sq), claims, quotas[sq["sub_question_id"]],
                               {s for c in listed for s in c["source_ids"]}, listed, restated, reach,
                               stated_term_weight=config.stated_term_weight)
