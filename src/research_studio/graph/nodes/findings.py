@@ -512,10 +512,11 @@ def _covered_by_longer(spans: Sequence[DocumentSpan | None], usable: Sequence[bo
     """Candidates whose document stretch overlaps a longer usable candidate's (or an equal
     one listed earlier): of a sentence quoted alone and within the sentences around it,
     the longer quote is kept, which says what the shorter one says and more."""
+    placed = {i: span for i, span in enumerate(spans) if span is not None and usable[i]}
+
     def longer(j: int, i: int) -> bool:
-        size_j, size_i = spans[j][2] - spans[j][1], spans[i][2] - spans[i][1]  # type: ignore[index]
+        size_j, size_i = placed[j][2] - placed[j][1], placed[i][2] - placed[i][1]
         return size_j > size_i or (size_j == size_i and j < i)
 
-    placed = [i for i, span in enumerate(spans) if span is not None and usable[i]]
     return {i for i in placed for j in placed
-            if j != i and longer(j, i) and overlapping([spans[i]], [spans[j]])}  # type: ignore[list-item]
+            if j != i and longer(j, i) and overlapping([placed[i]], [placed[j]])}
