@@ -14,7 +14,7 @@ from research_studio.knowledge.base import KnowledgeBase, KnowledgeBaseRegistry
 from research_studio.knowledge.embeddings import MiniLMOnnxEmbeddings
 from research_studio.understanding import understand
 from research_studio.understanding.decompose import anchor_question, linked_questions, next_hop_questions
-from research_studio.understanding.embedded import embedded_question
+from research_studio.understanding.embedded import embedded_question, lead_and_question
 from research_studio.understanding.parser import parse
 
 
@@ -40,13 +40,27 @@ def embed():
      "whether it is safe to change shared_buffers on a running server"),
     # a preposition left without its object has the question word for it
     ("Who is the novelist an expert on?", "who the novelist is an expert on"),
+    # the question word inside the subject: the order stays
+    ("How many bones are in the adult human hand?", "how many bones are in the adult human hand"),
+    # a relative word ("that") asks nothing: still a yes/no question
+    ("Is there a way to make git ignore a file that is already committed?",
+     "whether there is a way to make git ignore a file that is already committed"),
+    # a negation stays with its auxiliary, which goes after the subject
+    ("Why isn't it being ignored?", "why it isn't being ignored"),
+    ("Why doesn't the exception line bring back the file?",
+     "why the exception line doesn't bring back the file"),
+    # two questions joined by "and", each embedded
+    ("How do solar panels work, and are they worth it?",
+     "how solar panels work and whether they are worth it"),
+    # a question word alone (after a statement: "… Why?")
+    ("Why?", "why"),
 ])
 def test_a_question_reads_inside_another(question, embedded):
     assert embedded_question(question, parse(question)) == embedded
 
 
 @pytest.mark.parametrize("question", [
-    "How do solar panels work, and are they worth it?",  # two questions
+    "How do I insert a row, or update the one already there?",  # "or update …" asks no question of its own
     "Compare Vim and Emacs. Which one should I learn?",  # two sentences
     "The treaty was signed in which year?",  # the question word in the middle
     # the question word is a stranded preposition's object, which the parse hangs on
@@ -63,11 +77,38 @@ def test_a_linked_sub_question_asks_what_the_name_tells_about_the_question():
     assert linked_questions(["Write-Ahead Logging"], "How do I set up streaming replication?") == \
         ["What can we learn from Write-Ahead Logging about how I set up streaming replication?"]
     # not embeddable: the question is given whole, and the sub-question still asks
-    two = "How do solar panels work, and are they worth it?"
-    assert linked_questions(["photovoltaics"], two) == \
-        [f"What can we learn from photovoltaics about this question: {two}"]
+    two = "Compare Vim and Emacs. Which one should I learn?"
+    assert linked_questions(["Neovim"], two) == [f"What can we learn from Neovim about this question: {two}"]
     assert linked_questions(["Kant"], "Summarise the debate on free will.") == \
         ["What can we learn from Kant about this question: Summarise the debate on free will?"]
+
+
+@pytest.mark.parametrize(("question", "lead", "embedded"), [
+    # the asker's situation in a sentence of its own, then the question that points back to it
+    ("My -wal file keeps growing and never gets reset. What can cause that?",
+     "Given that my -wal file keeps growing and never gets reset", "what can cause that"),
+    ("I added a folder to .gitignore but git still shows changes in it. Why?",
+     "Given that I added a folder to .gitignore but git still shows changes in it", "why"),
+    # a phrase before the main verb, set off by a comma
+    ("If a login fails on the first matching line, does PostgreSQL try the next lines?",
+     "If a login fails on the first matching line", "whether PostgreSQL tries the next lines"),
+    ("In True Grit, who did the star play?", "In True Grit", "who the star played"),
+])
+def test_what_opens_a_question_before_it_asks_leads_the_sub_question(question, lead, embedded):
+    assert embedded_question(question, parse(question)) == ""  # not as a whole
+    assert lead_and_question(question, parse(question)) == (lead, embedded)
+    assert linked_questions(["X"], question) == [f"{lead}, what can we learn from X about {embedded}?"]
+
+
+@pytest.mark.parametrize("question", [
+    "Compare Vim and Emacs. Which one should I learn?",  # an instruction, not a statement
+    "Is Vim modal? Is Emacs?",  # a question before the question
+    "Marion Greene worked for a company, which had how many offices?",  # the comma after the main verb
+    "Nothing here asks anything. Really nothing.",
+    "",
+])
+def test_a_question_without_a_lead_in_before_it_asks_has_none(question):
+    assert lead_and_question(question, parse(question)) is None
 
 
 def test_the_next_hop_puts_the_name_found_in_place_of_the_anchor(embed):

@@ -34,7 +34,7 @@ class Claim(NamedTuple):
     subject: str
 
 
-def _opening_auxiliary(doc: Doc) -> Token | None:
+def opening_auxiliary(doc: Doc) -> Token | None:
     """The auxiliary or copula the question opens with, when it is the first sentence's
     root or an auxiliary of it ("Is X safe?", "Does X cause Y?", "Can X replace Y?")."""
     first = doc[0]
@@ -43,9 +43,15 @@ def _opening_auxiliary(doc: Doc) -> Token | None:
     return first if first.pos_ == "AUX" and opens else None
 
 
+def relative_word(token: Token) -> bool:
+    """A wh-word that opens a relative clause ("a file *that* is committed", "the city
+    *where* …"): it asks nothing."""
+    return any(a.dep_ in ("relcl", "acl") for a in [token, *token.ancestors])
+
+
 def asks_yes_or_no(doc: Doc) -> bool:
     """One sentence opening with an auxiliary, with no question word."""
-    return len(list(doc.sents)) == 1 and _opening_auxiliary(doc) is not None \
+    return len(list(doc.sents)) == 1 and opening_auxiliary(doc) is not None \
         and not any(t.tag_ in WH_TAGS for t in doc)
 
 
@@ -59,7 +65,7 @@ def yes_no_claim(text: str, doc: Doc) -> Claim | None:
     if not asks_yes_or_no(doc) or any(t.dep_ in ("cc", "preconj")
                                       and not any(a.dep_ == "advcl" for a in t.ancestors) for t in doc):
         return None
-    said = statement_order(text, doc, _opening_auxiliary(doc))
+    said = statement_order(text, doc, opening_auxiliary(doc))
     # the asker ("Should I …?") asks advice, and "Can you explain …?" is a request
     if said is None or said.subject.morph.get("Person") in (["1"], ["2"]):
         return None
@@ -74,6 +80,9 @@ def statement_order(text: str, doc: Doc, auxiliary: Token) -> Statement | None:
     ("does coffee cause dehydration" → "coffee causes dehydration"). None without a subject
     after the auxiliary, or when it was cut short."""
     verb = auxiliary if auxiliary.dep_ == "ROOT" else auxiliary.head
+    negation = negation_after(auxiliary)
+    # "doesn't", "is not": the auxiliary with its negation goes after the subject as written
+    inverted = text[auxiliary.idx:negation.idx + len(negation.text)].lower() if negation else auxiliary.lower_
     subject = next((c for c in verb.children if c.dep_ in _SUBJECTS and c.i > auxiliary.i), None)
     if subject is None and verb is auxiliary:
         # "Is nuclear power safe?": the parse makes the copula's subject its attribute,
@@ -87,20 +96,28 @@ def statement_order(text: str, doc: Doc, auxiliary: Token) -> Statement | None:
     # worth learning?": "worth" read as a modifier of "Rust"); English puts its modifiers first
     said_of = next((c.i for c in subject.children if c.dep_ == "amod" and c.i > subject.i), None)
     last = said_of - 1 if said_of is not None else max(t.i for t in subject.subtree)
-    words = list(doc[auxiliary.i + 1:last + 1])
+    words = list(doc[(negation or auxiliary).i + 1:last + 1])
     end = max(t.i for t in words) + 1
     if end < len(doc) and doc[end].pos_ in ("NOUN", "PROPN"):
         return None  # the subject was cut short ("Is git gc safe …?": "git" read alone)
     rest = [t for t in doc[end:] if not t.is_punct or t.text in ",-/"]
-    if auxiliary.lemma_ == "do" and verb is not auxiliary:  # "Does coffee cause …" → "coffee causes …"
+    # "Does coffee cause …" → "coffee causes …"; "doesn't" stays as written
+    if auxiliary.lemma_ == "do" and verb is not auxiliary and negation is None:
         inflected = getInflection(verb.lemma_, tag=auxiliary.tag_) if auxiliary.tag_ != "VBP" else None
         said = (inflected or [verb.text])[0]
         tail = text_of(text, [t for t in rest if t.i > verb.i])
         between = text_of(text, [t for t in rest if t.i < verb.i])
         statement = " ".join(p for p in (text_of(text, words), between, said, tail) if p)
     else:
-        statement = " ".join(p for p in (text_of(text, words), auxiliary.lower_, text_of(text, rest)) if p)
+        statement = " ".join(p for p in (text_of(text, words), inverted, text_of(text, rest)) if p)
     return Statement(clean_phrase(statement), subject, text_of(text, words))
+
+
+def negation_after(auxiliary: Token) -> Token | None:
+    """The negation written right after an inverted auxiliary ("Why *doesn't* X …", "Is
+    *not* X …"), or None."""
+    following = auxiliary.nbor(1) if auxiliary.i + 1 < len(auxiliary.doc) else None
+    return following if following is not None and following.dep_ == "neg" else None
 
 
 def complement_claim(text: str, doc: Doc) -> Claim | None:

@@ -15,7 +15,7 @@ from typing import NamedTuple
 from lemminflect import getInflection
 
 from research_studio.prompts import load_data
-from research_studio.understanding.embedded import asking_word, embedded_question
+from research_studio.understanding.embedded import asking_word, embedded_question, lead_and_question
 from research_studio.understanding.facets import WH_TAGS
 from research_studio.understanding.names import without_possessive
 from research_studio.understanding.parser import parse
@@ -214,8 +214,12 @@ def linked_questions(entities: list[str], question: str) -> list[str]:
     once for all of them."""
     t = load_data("offline_plan")["linked"]
     names = [without_possessive(entity) for entity in entities]
-    if embedded := embedded_question(question, parse(question)):
+    doc = parse(question)
+    if embedded := embedded_question(question, doc):
         return [t["through_entity"].format(entity=name, question=embedded) for name in names]
+    if led := lead_and_question(question, doc):
+        return [t["through_entity_after"].format(lead=led.lead, entity=name, question=led.question)
+                for name in names]
     whole = question.rstrip(" .!?") + "?"
     return [t["through_entity_quoted"].format(entity=name, question=whole) for name in names]
 
