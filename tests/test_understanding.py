@@ -23,6 +23,7 @@ from research_studio.understanding.facets import (
     positions,
 )
 from research_studio.understanding.parser import parse
+from research_studio.understanding.subject import with_article
 
 K = QuestionKind
 
@@ -3123,3 +3124,26 @@ def test_hyphenated_words_stay_whole_in_compared_items(embed, question, items):
 ])
 def test_commands_sharing_their_first_word_are_two_items(embed, question, items):
     assert understand(question, embed).items == items
+
+
+@pytest.mark.parametrize(("text", "topic", "written"), [
+    # a possessive or a definite article gives "the"; an indefinite one is kept
+    ("My -wal file keeps growing.", "-wal file", "the -wal file"),
+    ("The header line ends up as a row.", "header line", "the header line"),
+    ("I added a second user with htpasswd.", "second user with htpasswd", "a second user with htpasswd"),
+    # no article in the question, its own, or another word determining it: as it is
+    ("What causes inflation?", "inflation", "inflation"),
+    ("Why did the Western Roman Empire fall?", "the Western Roman Empire", "the Western Roman Empire"),
+    ("Why does another table still point to it?", "table", "table"),
+    ("What was Bart's father's job?", "father", "father"),
+    ("What causes inflation?", "deflation", "deflation"),  # not in the text
+])
+def test_a_topic_is_written_with_the_article_the_question_gives_it(text, topic, written):
+    assert with_article(topic, text, parse(text)) == written
+
+
+def test_a_template_writes_the_topic_with_its_article_and_searches_it_without(embed):
+    structure = understand("Why does my laptop battery drain overnight?", embed)
+    assert structure.topic == "laptop battery" and structure.written_topic == "the laptop battery"
+    texts = [row.text for row in decompose(structure, 5)]
+    assert any("the laptop battery" in text for text in texts[1:]), texts

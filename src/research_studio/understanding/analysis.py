@@ -64,7 +64,7 @@ from research_studio.understanding.offers import (
 from research_studio.understanding.parser import parse
 from research_studio.understanding.serial import MAX_SERIAL, MIN_SERIAL, serial_members, serial_questions
 from research_studio.understanding.structure import MIN_QUESTION_WORDS, Facet, QuestionKind, QuestionStructure
-from research_studio.understanding.subject import heading_subject, ranked_subjects
+from research_studio.understanding.subject import heading_subject, ranked_subjects, with_article
 
 K = QuestionKind
 
@@ -76,7 +76,9 @@ def understand(text: str, embed: Embed | None = None) -> QuestionStructure:
     if doc is None:
         return QuestionStructure(text=text, kind=K.OPEN, english=False)
     scores = kind_scores(text, embed) if embed is not None else {}
-    return _structure(text, doc, scores, writing_judge(embed) if embed is not None else None, embed)
+    structure = _structure(text, doc, scores, writing_judge(embed) if embed is not None else None, embed)
+    phrase = with_article(structure.topic, text, doc)
+    return replace(structure, topic_phrase=phrase) if phrase != structure.topic else structure
 
 
 def _leading(scores: dict[str, float]) -> str | None:

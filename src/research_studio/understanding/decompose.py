@@ -136,7 +136,8 @@ def _evaluative(s: QuestionStructure, limit: int) -> list[PlanRow]:
                 (t["claim_for"].format(claim=s.claim), 0.9, "evidence for the statement asked about"),
                 (t["claim_against"].format(claim=s.claim), 0.8, "evidence against the statement asked about")]
         if s.topic:
-            rows.append((background_question(s.topic, s.action), 0.7, "background on the main subject"))
+            background = background_question(s.written_topic, s.action)
+            rows.append((background, 0.7, "background on the main subject"))
         return rows
     if not s.topic or not s.asks_itself or not s.weighs_options:
         # no subject to weigh options for, an instruction that weighs none ("Summarize
@@ -155,7 +156,7 @@ def _templated(section: str, keys: list[str]):
             return []
         t = load_data("offline_plan")[section]
         return [(s.as_question, 1.0, "the question itself, researched directly"),
-                *((t[key].format(topic=s.topic), round(0.9 - 0.1 * i, 2), f"{section} view: {key}")
+                *((t[key].format(topic=s.written_topic), round(0.9 - 0.1 * i, 2), f"{section} view: {key}")
                   for i, key in enumerate(keys))]
     return rows
 
@@ -168,14 +169,14 @@ def _causal(s: QuestionStructure, limit: int) -> list[PlanRow]:
     # mechanisms that lead X to affect Y
     key = "mechanisms" if s.asks_effects else "factors"
     asked = t[f"{key}_of_event"].format(event=s.reason_for) if s.reason_for \
-        else t[key].format(topic=s.topic)
+        else t[key].format(topic=s.written_topic)
     why = "the mechanisms the question asks about" if s.asks_effects else "the causes the question asks about"
     if s.outcome_of:  # "What happens if the primary server fails?" asks for consequences
         asked = t["outcome_of_event"].format(event=s.outcome_of)
         why = "the consequences the question asks about"
     rows = [(s.as_question, 1.0, "the question itself, researched directly"), (asked, 0.9, why)]
     if s.topic:
-        rows.append((background_question(s.topic, s.action), 0.7, "background on the main subject"))
+        rows.append((background_question(s.written_topic, s.action), 0.7, "background on the main subject"))
     return rows
 
 

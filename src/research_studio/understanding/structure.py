@@ -50,6 +50,9 @@ class QuestionStructure:
     kind: QuestionKind = QuestionKind.OPEN
     english: bool = True
     topic: str = ""
+    # the topic with the article the question gives it ("the -wal file" of "My -wal file
+    # …"), as a template writes it in a sentence; empty when it is the topic itself
+    topic_phrase: str = ""
     items: list[str] = field(default_factory=list)
     dimensions: list[str] = field(default_factory=list)
     # the dimensions were written as a list of attributes ("on cost and reliability"), each
@@ -89,6 +92,11 @@ class QuestionStructure:
     def as_question(self) -> str:
         """What a plan's "the question itself" asks: ``research_question``, or the text."""
         return self.research_question or self.text
+
+    @property
+    def written_topic(self) -> str:
+        """The topic as a sentence writes it: with its article where the question gives one."""
+        return self.topic_phrase or self.topic
 
     @property
     def is_simple(self) -> bool:

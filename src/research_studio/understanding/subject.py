@@ -130,3 +130,22 @@ def ranked_subjects(text: str, doc: Doc, embed: Embed) -> list[str]:
     scores = vectors[1:] @ vectors[0]
     return [candidates[k] for k in np.argsort(-scores, kind="stable")]
 
+
+
+def with_article(topic: str, text: str, doc: Doc) -> str:
+    """``topic`` with the article the question gives it, for a template that writes it in a
+    sentence: "the -wal file" of "My -wal file keeps growing" (a possessive or a definite
+    article gives "the"), "a second user" of "I added a second user"; unchanged where the
+    question gives it none ("inflation"), where it has its own, or where another word
+    determines it ("another table", "Bart's father"). Read from spaCy's morphology
+    (``Definite``, ``Poss``)."""
+    start = text.find(topic) if topic else -1
+    span = doc.char_span(start, start + len(topic), alignment_mode="expand") if start >= 0 else None
+    if span is None or span.start == 0 or span[0].dep_ in ("det", "poss"):
+        return topic
+    before = doc[span.start - 1]
+    if before.dep_ not in ("det", "poss") or not span.start <= before.head.i < span.end:
+        return topic
+    if before.morph.get("Poss") == ["Yes"] or before.morph.get("Definite") == ["Def"]:
+        return f"the {topic}"
+    return f"{before.lower_} {topic}" if before.morph.get("Definite") == ["Ind"] else topic

@@ -185,7 +185,7 @@ def retrieval_decomposition(question: str, structure: QuestionStructure, deps: R
         for entity, text in zip(followed, linked_questions(followed, asked), strict=True):
             plan.append(PlanRow(text, 0.7, f"entity linked to the question in retrieved evidence: {entity}",
                                 f"{entity} — {question}"))
-    subject = structure.topic or (structure.entities[0] if structure.entities else "")
+    subject = structure.written_topic or (structure.entities[0] if structure.entities else "")
     if (subject or structure.action) and len(plan) < config.max_sub_questions:
         plan.append(PlanRow(background_question(subject, structure.action), 0.5,
                             "background on the main subject"))
