@@ -81,8 +81,7 @@ def statement_order(text: str, doc: Doc, auxiliary: Token) -> Statement | None:
     after the auxiliary, or when it was cut short."""
     verb = auxiliary if auxiliary.dep_ == "ROOT" else auxiliary.head
     negation = negation_after(auxiliary)
-    # "doesn't", "is not": the auxiliary with its negation goes after the subject as written
-    inverted = text[auxiliary.idx:negation.idx + len(negation.text)].lower() if negation else auxiliary.lower_
+    inverted = auxiliary_words(text, auxiliary)
     subject = next((c for c in verb.children if c.dep_ in _SUBJECTS and c.i > auxiliary.i), None)
     if subject is None and verb is auxiliary:
         # "Is nuclear power safe?": the parse makes the copula's subject its attribute,
@@ -111,6 +110,13 @@ def statement_order(text: str, doc: Doc, auxiliary: Token) -> Statement | None:
     else:
         statement = " ".join(p for p in (text_of(text, words), inverted, text_of(text, rest)) if p)
     return Statement(clean_phrase(statement), subject, text_of(text, words))
+
+
+def auxiliary_words(text: str, auxiliary: Token) -> str:
+    """The inverted auxiliary as it goes after the subject: with the negation written
+    right after it ("doesn't", "is not"), in lower case."""
+    negation = negation_after(auxiliary)
+    return text[auxiliary.idx:negation.idx + len(negation.text)].lower() if negation else auxiliary.lower_
 
 
 def negation_after(auxiliary: Token) -> Token | None:

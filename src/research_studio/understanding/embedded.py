@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc, Span, Token
 
 from research_studio.prompts import load_data
 from research_studio.understanding.claim import (
+    auxiliary_words,
     negation_after,
     opening_auxiliary,
     relative_word,
@@ -120,7 +121,7 @@ def embedded_question(text: str, doc: Doc | None) -> str:
     said = statement_order(text, doc, auxiliary)
     # "were the bands X and Y from the U.S." read "from the U.S." into the subject: nothing
     # is left to say of it
-    if said is None or said.text.endswith((f" {auxiliary.lower_}", f" {auxiliary.lower_}n't")):
+    if said is None or said.text.endswith(f" {auxiliary_words(text, auxiliary)}"):
         return ""
     return f"{opening} {said.text}"
 
@@ -166,7 +167,7 @@ def lead_and_question(text: str, doc: Doc | None) -> LeadIn | None:
     return None
 
 
-def _after_statement(text: str, sentences: list) -> LeadIn | None:
+def _after_statement(text: str, sentences: list[Span]) -> LeadIn | None:
     """A statement with a subject of its own (not an instruction, not a question) and the
     question that follows it."""
     premise, asked = sentences

@@ -131,7 +131,6 @@ def ranked_subjects(text: str, doc: Doc, embed: Embed) -> list[str]:
     return [candidates[k] for k in np.argsort(-scores, kind="stable")]
 
 
-
 def with_article(topic: str, text: str, doc: Doc) -> str:
     """``topic`` with the article the question gives it, for a template that writes it in a
     sentence: "the -wal file" of "My -wal file keeps growing" (a possessive or a definite
