@@ -93,6 +93,9 @@ def test_a_linked_sub_question_asks_what_the_name_tells_about_the_question():
     ("If a login fails on the first matching line, does PostgreSQL try the next lines?",
      "If a login fails on the first matching line", "whether PostgreSQL tries the next lines"),
     ("In True Grit, who did the star play?", "In True Grit", "who the star played"),
+    # a question word that opens the adverbial clause is not the question's
+    ("When backporting a fix, how do I record the original commit?",
+     "When backporting a fix", "how I record the original commit"),
 ])
 def test_what_opens_a_question_before_it_asks_leads_the_sub_question(question, lead, embedded):
     assert embedded_question(question, parse(question)) == ""  # not as a whole

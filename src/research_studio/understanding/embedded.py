@@ -36,8 +36,10 @@ _QUANTITIES = ("CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY", "DATE", "T
 
 def asking_word(doc: Doc) -> Token | None:
     """The question word that opens the question, alone or after a preposition ("In what
-    city …")."""
-    return next((t for t in doc[:2] if opens_a_question(t)), None)
+    city …"); not one that opens an adverbial clause before it ("*When* backporting a fix,
+    how do I …?")."""
+    return next((t for t in doc[:2] if opens_a_question(t)
+                 and not (t.dep_ in ("advmod", "mark") and t.head.dep_ == "advcl")), None)
 
 
 def _auxiliary_after(asking: Token, root: Token) -> Token | None:
