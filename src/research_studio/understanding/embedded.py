@@ -102,8 +102,14 @@ def embedded_question(text: str, doc: Doc | None) -> str:
     if len(words) == 1 and words[0].tag_ in WH_TAGS:  # "Why?" after a statement
         return words[0].lower_
     root = next(iter(doc.sents)).root
-    if any(c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") for c in root.children):
+    joined = [c for c in root.children if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX")]
+    if any(_asks_again(c) for c in joined):
         return _coordinated(text, root)  # "how do X work, and can they …": two questions
+    if joined and (_tense_on_do(doc) or any(c.tag_ != root.tag_ for c in joined)):
+        # "does X cause A and lead to B": the second verb would keep its bare form; verbs of
+        # different forms are not one predicate ("Are A and To Shoot an Elephant …": a title
+        # read as a verb)
+        return ""
     if opening_auxiliary(doc) is not None \
             and not any(t.tag_ in WH_TAGS and not relative_word(t) for t in doc):
         # a yes/no question, relative clauses in it or not ("Is there a way … that is …?")
@@ -126,6 +132,19 @@ def embedded_question(text: str, doc: Doc | None) -> str:
     if said is None or said.text.endswith(f" {auxiliary_words(text, auxiliary)}"):
         return ""
     return f"{opening} {said.text}"
+
+
+def _asks_again(verb: Token) -> bool:
+    """A verb joined to the question's main verb that asks a question of its own: it has
+    its own subject ("… and can *I* change it?"); one that shares the first's subject is
+    one question ("Can psql skip the statement and keep going?")."""
+    return any(c.dep_ in CLAUSE_SUBJECTS for c in verb.children)
+
+
+def _tense_on_do(doc: Doc) -> bool:
+    """The question's "do" carries a tense or person ("does", "did") that its verbs take
+    back in the order of a statement."""
+    return any(t.lemma_ == "do" and t.dep_ == "aux" and t.tag_ in ("VBZ", "VBD") for t in doc[:3])
 
 
 def _coordinated(text: str, root: Token) -> str:
