@@ -93,9 +93,9 @@ def _stranded(token: Token) -> bool:
 
 def embedded_question(text: str, doc: Doc | None) -> str:
     """The one-sentence question ``text`` (parsed as ``doc``) as it reads after "about",
-    without its question mark; empty when the parse does not show how: several sentences
-    or coordinated questions, a question word in the middle, a subject the parse cut
-    short or read with the rest of the sentence in it."""
+    without its question mark (two questions joined by a conjunction: each embedded);
+    empty when the parse does not show how: several sentences, a question word in the
+    middle, a subject the parse cut short or read with the rest of the sentence in it."""
     if doc is None or not len(doc) or len(list(doc.sents)) != 1:
         return ""
     words = [t for t in doc if not t.is_punct]
