@@ -43,12 +43,6 @@ def opening_auxiliary(doc: Doc) -> Token | None:
     return first if first.pos_ == "AUX" and opens else None
 
 
-def relative_word(token: Token) -> bool:
-    """A wh-word that opens a relative clause ("a file *that* is committed", "the city
-    *where* …"): it asks nothing."""
-    return any(a.dep_ in ("relcl", "acl") for a in [token, *token.ancestors])
-
-
 def asks_yes_or_no(doc: Doc) -> bool:
     """One sentence opening with an auxiliary, with no question word."""
     return len(list(doc.sents)) == 1 and opening_auxiliary(doc) is not None \

@@ -19,6 +19,7 @@ from research_studio.understanding.facets import (
     PREPOSITION_OBJECTS,
     WH_TAGS,
     conjuncts_in_order,
+    inside_relative_clause,
     member_tokens,
     resolve_pronouns,
     text_of,
@@ -73,10 +74,6 @@ def group_around(text: str, span: Span, members: list[Token]) -> DistributedGrou
                             suffix=text[last:span.end_char])
 
 
-def _inside_relative_clause(token: Token) -> bool:
-    return any(t.dep_ in ("relcl", "acl") for t in (token, *token.ancestors))
-
-
 def genitive(preposition: Token) -> bool:
     """English's genitive preposition, "of": what it relates owns what it hangs on."""
     return preposition.lower_ == "of"
@@ -117,7 +114,7 @@ def owned_group(text: str, span: Span) -> DistributedGroup | None:
         members = conjuncts_in_order(token) if owners \
             else sorted([token, *token.conjuncts], key=lambda t: t.i)
         if (token.dep_ == "conj" or not 2 <= len(members) <= MAX_MEMBERS
-                or any(m.i >= span.end for m in members) or _inside_relative_clause(token)
+                or any(m.i >= span.end for m in members) or inside_relative_clause(token)
                 or not all(owned_by_an_earlier_member(m) for m in members[1:])):
             continue
         if owners:
@@ -160,7 +157,7 @@ def distributed_group(text: str, span: Span) -> DistributedGroup | None:
     if any("Cmp" in t.morph.get("Degree") for t in span):  # "Who has more X, A or B?" asks which
         return None
     for token in span:
-        if not owns_an_attribute(token) or _inside_relative_clause(token):
+        if not owns_an_attribute(token) or inside_relative_clause(token):
             continue
         members = conjuncts_in_order(token)
         if (not 2 <= len(members) <= MAX_MEMBERS or any(m.i >= span.end for m in members)
@@ -218,7 +215,7 @@ def subject_group(text: str, span: Span) -> list[str]:
         return []
     for verb in span:
         subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass") and c.i < span.end]
-        if not subjects or _inside_relative_clause(verb):
+        if not subjects or inside_relative_clause(verb):
             continue
         members = _subject_members(subjects)
         if (not 2 <= len(members) <= MAX_MEMBERS or any(m.end > span.end for m in members)
@@ -432,7 +429,7 @@ def per_action(text: str, span: Span, referent: str = "") -> list[str]:
     shared. ``referent``: what a pronoun in an action stands for. Empty when the question
     does not coordinate actions."""
     for verb in span:
-        if verb.pos_ != "VERB" or _inside_relative_clause(verb):
+        if verb.pos_ != "VERB" or inside_relative_clause(verb):
             continue
         # every conjunct, also one the parser hangs on the previous one ("install X, check
         # Y, and run Z")

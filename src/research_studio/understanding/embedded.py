@@ -23,10 +23,15 @@ from research_studio.understanding.claim import (
     auxiliary_words,
     negation_after,
     opening_auxiliary,
-    relative_word,
     statement_order,
 )
-from research_studio.understanding.facets import CLAUSE_SUBJECTS, WH_TAGS, clean_phrase, text_of
+from research_studio.understanding.facets import (
+    CLAUSE_SUBJECTS,
+    WH_TAGS,
+    clean_phrase,
+    inside_relative_clause,
+    text_of,
+)
 from research_studio.understanding.parser import parse
 from research_studio.understanding.serial import opens_a_question
 
@@ -105,13 +110,10 @@ def embedded_question(text: str, doc: Doc | None) -> str:
     joined = [c for c in root.children if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX")]
     if any(_asks_again(c) for c in joined):
         return _coordinated(text, root)  # "how do X work, and can they …": two questions
-    if joined and (_tense_on_do(doc) or any(c.tag_ != root.tag_ for c in joined)):
-        # "does X cause A and lead to B": the second verb would keep its bare form; verbs of
-        # different forms are not one predicate ("Are A and To Shoot an Elephant …": a title
-        # read as a verb)
-        return ""
+    if any(c.tag_ != root.tag_ for c in joined):
+        return ""  # verbs of different forms are not one predicate ("Are A and To Shoot an Elephant …")
     if opening_auxiliary(doc) is not None \
-            and not any(t.tag_ in WH_TAGS and not relative_word(t) for t in doc):
+            and not any(t.tag_ in WH_TAGS and not inside_relative_clause(t) for t in doc):
         # a yes/no question, relative clauses in it or not ("Is there a way … that is …?")
         auxiliary, opening = doc[0], "whether"
     else:
@@ -126,6 +128,8 @@ def embedded_question(text: str, doc: Doc | None) -> str:
                 or subject.left_edge.i != (negation_after(auxiliary) or auxiliary).i + 1:
             return ""  # something other than the subject follows the auxiliary ("is located the city …")
         opening = lowered_opening(text_of(text, list(doc[:auxiliary.i])), doc[0])
+    if joined and auxiliary.lemma_ == "do" and auxiliary.tag_ in ("VBZ", "VBD"):
+        return ""  # "does X cause A and lead to B": the tense goes back to the first verb only
     said = statement_order(text, doc, auxiliary)
     # "were the bands X and Y from the U.S." read "from the U.S." into the subject: nothing
     # is left to say of it
@@ -139,12 +143,6 @@ def _asks_again(verb: Token) -> bool:
     its own subject ("… and can *I* change it?"); one that shares the first's subject is
     one question ("Can psql skip the statement and keep going?")."""
     return any(c.dep_ in CLAUSE_SUBJECTS for c in verb.children)
-
-
-def _tense_on_do(doc: Doc) -> bool:
-    """The question's "do" carries a tense or person ("does", "did") that its verbs take
-    back in the order of a statement."""
-    return any(t.lemma_ == "do" and t.dep_ == "aux" and t.tag_ in ("VBZ", "VBD") for t in doc[:3])
 
 
 def _coordinated(text: str, root: Token) -> str:

@@ -46,6 +46,12 @@ LIST_INTRODUCERS = (":", "\u2014", "\u2013")
 _LEFT_MODIFIERS = ("compound", "amod", "nmod", "nummod", "npadvmod", "punct", "poss", "case")
 
 
+def inside_relative_clause(token: Token) -> bool:
+    """The token is in a clause that describes a noun ("a file *that is committed*", "the
+    actor *playing* Bart"): a wh-word there asks nothing, a verb there is not the sentence's."""
+    return any(t.dep_ in ("relcl", "acl") for t in (token, *token.ancestors))
+
+
 def text_of(text: str, tokens: list[Token]) -> str:
     """The question's own characters from the first to the last of ``tokens``."""
     if not tokens:
